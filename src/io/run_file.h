@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+// The run file (OUTPUT.md, tessera-run/1): a streaming HDF5 writer and the
+// small reader behind `tessera info`.
+//
+// The writer knows frames and step statistics, never solver internals.
+// Everything that grows is chunked and extendible along its first axis; the
+// file is written in SWMR mode and flushed at least once a second of wall
+// time, so a killed run leaves a file readable up to its last flush, with
+// the root attribute `complete` = 0.
+#ifndef TSR_RUN_FILE_H
+#define TSR_RUN_FILE_H
+
+#include <stdint.h>
+
+#include "model/model.h"
+
+typedef struct {
+  const char *solver;          // type string
+  const char *partitioning;    // method string
+  int threads;
+  int max_coupling_iterations;  // k_max, stored as a root attribute (for `info`)
+  const char *tessera_version;
+} TsrRunInfo;
+
+// One written frame. Arrays are borrowed for the duration of the call.
+typedef struct {
+  double time;
+  int64_t step;
+  int n_bodies;
+  const double *position;      // [n*3]
+  const double *orientation;   // [n*4] wxyz
+  const double *velocity;      // [n*6] linear, angular
+  const int32_t *body_subsystem;  // [n]
+  int n_rows;                  // 0 when output.constraints is off, or frame 0
+  const int8_t *row_type;      // [R]
+  const int32_t *row_source;   // [R]
+  const int32_t *row_body;     // [R*2]
+  const double *row_impulse;   // [R]
+  const int8_t *row_index_set; // [R]
+  const int32_t *row_subsystem;  // [R]
+  int n_contacts;              // 0 when output.contacts is off, or frame 0
+  const int32_t *contact_body;   // [C*2]
+  const double *contact_point;   // [C*3]
+  const double *contact_normal;  // [C*3]
+  const double *contact_depth;   // [C]
+  const double *contact_impulse; // [C*3]
+} TsrFrame;
+
+// Per simulated step (OUTPUT.md "Per simulated step").
+typedef struct {
+  double step_seconds, collide_seconds, partition_seconds, solve_seconds;
+  int32_t coupling_iterations, solver_iterations;
+  uint8_t converged;
+  double mlcp_error;
+  int32_t constraint_rows, contacts, subsystems, interface_rows;
+  double joint_error, penetration;
+} TsrStepStats;
+
+typedef struct TsrRunWriter TsrRunWriter;
+
+// Creates the file (fails if it exists and overwrite is 0) and writes the
+// root attributes (complete = 0) and /model. NULL on failure, message in err.
+TsrRunWriter *tsr_run_writer_open(const char *path, int overwrite, const TsrModel *model, const TsrRunInfo *info,
+                                  char *err, int errlen);
+int tsr_run_writer_frame(TsrRunWriter *w, const TsrFrame *f);
+int tsr_run_writer_step(TsrRunWriter *w, const TsrStepStats *s);
+// Flushes everything, sets `complete`, closes. Frees w in every case.
+int tsr_run_writer_close(TsrRunWriter **w, int complete);
+
+// Summary of a run file for `tessera info` and tests.
+typedef struct {
+  char model_name[256];
+  char solver[64];
+  char partitioning[64];
+  char created_utc[64];
+  int complete;
+  int threads;
+  double step;
+  long frames;
+  long steps;
+  double solve_ms_mean, solve_ms_median, solve_ms_max;
+  double step_ms_mean;
+  double coupling_mean;
+  double pct_at_kmax;          // % of steps with coupling_iterations >= max_coupling_iterations (0 if not substructured)
+  double mlcp_error_mean, mlcp_error_median, mlcp_error_max;
+  double joint_error_max, penetration_max;
+  double converged_fraction;
+} TsrRunSummary;
+
+int tsr_run_file_summary(const char *path, TsrRunSummary *s, char *err, int errlen);
+
+#endif

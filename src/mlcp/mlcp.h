@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+// The mixed linear complementarity problem of one step (seed 000 Eq. 8):
+//
+//   w = A lambda + b,   lo <= lambda <= hi,
+//   w >= 0 where lambda = lo, w = 0 where lo < lambda < hi, w <= 0 where lambda = hi   (Eq. 12)
+//
+// with A = J M^-1 J^T + C (Eq. 5) and b = J M^-1 p + phi/h - w0, p = M v + h f.
+// Rows come from joints and contacts as TsrRow: two 1x6 Jacobian blocks each.
+#ifndef TSR_MLCP_H
+#define TSR_MLCP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+// Row types, as stored in /constraints/type (OUTPUT.md).
+enum {
+  TSR_ROW_JOINT = 0,
+  TSR_ROW_CONTACT_NORMAL = 1,
+  TSR_ROW_CONTACT_FRICTION = 2,
+  TSR_ROW_LIMIT = 3,
+  TSR_ROW_MOTOR = 4,
+};
+
+// Index set of a row (Eq. 12): free, at lower bound, at upper bound.
+enum { TSR_INDEX_FREE = 0, TSR_INDEX_LOWER = -1, TSR_INDEX_UPPER = 1 };
+
+typedef struct {
+  int body[2];           // body indices; -1 for the world or a fixed body's side that does not move
+  double J[2][6];        // d(row velocity)/d(v_body): linear xyz then angular xyz, world frame
+  double compliance;     // diagonal entry of C (already in impulse units, see joints/spook.h)
+  double rhs;            // phi/h - w0: everything in b except J M^-1 p
+  double lo, hi;         // bounds on lambda (-INFINITY / INFINITY for bilateral)
+  int8_t type;           // TSR_ROW_*
+  int source;            // joint index or contact index
+  double violation;      // position-level violation of this row (m or rad), for /stats/joint_error
+} TsrRow;
+
+// A growable array of rows (one per step, reused).
+typedef struct {
+  int count, cap;
+  TsrRow *rows;
+} TsrRowSet;
+
+void tsr_rowset_clear(TsrRowSet *s);
+TsrRow *tsr_rowset_push(TsrRowSet *s);  // zero-initialised row with body = {-1, -1}
+void tsr_rowset_free(TsrRowSet *s);
+
+// A in compressed sparse column form with both triangles stored, row indices
+// sorted within each column. For the symmetric problems of the simulator,
+// column j is also row j. Problems read from files may be nonsymmetric
+// (`symmetric` = 0).
+typedef struct {
+  int m;                 // number of rows and columns
+  int *Ap;               // [m+1]
+  int *Ai;               // [nnz]
+  double *Ax;            // [nnz]
+  double *b;             // [m]
+  double *lo, *hi;       // [m]
+  int symmetric;         // 1 when A = A^T (exactly, by construction)
+  int cap_nnz, cap_m;    // allocated sizes (the struct is reused step to step)
+} TsrMlcp;
+
+void tsr_mlcp_init(TsrMlcp *p);
+void tsr_mlcp_free(TsrMlcp *p);
+// Ensures room for m rows and nnz entries; keeps nothing.
+int tsr_mlcp_reserve(TsrMlcp *p, int m, int nnz);
+
+// Assembles A = J M^-1 J^T + C and b = J v_free + rhs from rows, body-wise
+// (never forming a dense matrix). inv_mass[k] and inv_inertia[9k..9k+8]
+// (world frame, row-major) describe body k; a fixed body has zeros there.
+// v_free is the velocity the bodies would have without constraints,
+// v + h M^-1 f, six numbers per body (linear, angular).
+int tsr_mlcp_assemble(const TsrRowSet *rows, int n_bodies, const double *inv_mass, const double *inv_inertia,
+                      const double *v_free, TsrMlcp *out);
+
+// w = A lambda + b.
+void tsr_mlcp_slack(const TsrMlcp *p, const double *lambda, double *w);
+
+// Natural residual of Eq. 29, per row into r (may be NULL), and its 2-norm.
+// For row i with w_l = max(w_i, 0), w_u = max(-w_i, 0):
+//   r_i = max(|min(lambda_i - lo_i, w_l)|, |min(hi_i - lambda_i, w_u)|).
+double tsr_mlcp_residual(const TsrMlcp *p, const double *lambda, double *r);
+
+// Classifies each row as free / at lower / at upper bound (Eq. 12) with
+// tolerance eta relative to the bound's magnitude.
+void tsr_mlcp_index_set(const TsrMlcp *p, const double *lambda, double eta, int8_t *index_set);
+
+// Reads one problem in the Siconos numerics text format (LCP, MLCP or Relay
+// file types; see src/mlcp/siconos_io.c for what is read). Returns 0 on
+// success, or -1 with a message in err (size errlen).
+int tsr_mlcp_read_siconos(const char *path, TsrMlcp *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+// The loaded model (MODEL.md, format 1): immutable after loading.
+//
+// Arrays (`count`) are expanded: link[0] .. link[99] are separate bodies, in
+// model order. Compound shapes are flattened: each part is one TsrShapeDef
+// with its pose in the body frame. Joint anchors and axes stay in world
+// coordinates at the initial configuration, as the file gives them; the
+// joints module turns them into body-frame data.
+#ifndef TSR_MODEL_H
+#define TSR_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "math/tsr_math.h"
+
+// A position in the YAML source (1-based line and column).
+typedef struct {
+  int line, col;
+} TsrMark;
+
+typedef enum {
+  TSR_SHAPE_SPHERE = 0,
+  TSR_SHAPE_BOX = 1,
+  TSR_SHAPE_CAPSULE = 2,
+  TSR_SHAPE_CYLINDER = 3,
+  TSR_SHAPE_PLANE = 4,
+} TsrShapeType;
+
+typedef struct {
+  int body;              // owning body index
+  TsrShapeType type;
+  double params[4];      // sphere r; box full sizes x y z; capsule/cylinder r, length; plane nx ny nz offset
+  TsrVec3 position;      // pose in the body frame (plane: identity, the plane is in world coordinates)
+  TsrQuat orientation;
+  TsrMark mark;
+} TsrShapeDef;
+
+typedef struct {
+  char *name;            // "box", or "link[3]" for array elements
+  int fixed;
+  double mass;           // 0 for fixed bodies
+  TsrMat3 inertia;       // body frame, about the centre of mass (= body origin)
+  TsrVec3 position;      // centre of mass, world
+  TsrQuat orientation;   // unit
+  TsrVec3 velocity;      // world
+  TsrVec3 angular_velocity;  // world
+  int material;          // index into materials
+  char *group;           // semantic partition group or NULL ("chain/3" with group_every)
+  int first_shape, shape_count;
+  TsrMark mark;
+} TsrBodyDef;
+
+typedef enum {
+  TSR_JOINT_BALL = 0,
+  TSR_JOINT_HINGE,
+  TSR_JOINT_UNIVERSAL,
+  TSR_JOINT_PRISMATIC,
+  TSR_JOINT_FIXED,
+  TSR_JOINT_CABLE,
+  TSR_JOINT_DISTANCE,
+} TsrJointType;
+
+typedef struct {
+  char *name;            // "u[7]" for array elements
+  TsrJointType type;
+  int body[2];           // body indices; -1 for `world`
+  TsrVec3 anchor;        // world, initial configuration (distance: anchors[0])
+  TsrVec3 anchor_b;      // distance: anchors[1]; others: = anchor
+  TsrVec3 axis[2];       // hinge/prismatic: axis[0] (unit); universal: axes (unit, perpendicular)
+  int has_limits;
+  double limits[2];      // hinge: rad, prismatic: m (relative to the initial configuration)
+  int has_motor;
+  double motor_speed;    // rad/s or m/s
+  double motor_max;      // max_torque or max_force
+  double compliance;     // default 1e-10
+  double damping;        // in time steps, default 2
+  double cable_compliance[3];  // cable: stretch, bend, twist
+  double length;         // distance: rest length (default: initial distance)
+  int unilateral;        // distance: rope that can go slack
+  int collide;           // default 0
+  TsrMark mark;
+} TsrJointDef;
+
+typedef struct {
+  char *name;
+  double friction;
+  double compliance;
+  double damping;
+  TsrMark mark;
+} TsrMaterial;
+
+// Overrides for a pair of materials; a NaN field means "not given".
+typedef struct {
+  int material[2];
+  double friction, compliance, damping;
+  TsrMark mark;
+} TsrMaterialPair;
+
+typedef enum {
+  TSR_SOLVER_DIRECT_BPP = 0,
+  TSR_SOLVER_PGS,
+  TSR_SOLVER_PGS_SM,
+  TSR_SOLVER_SCHUR_BPP,
+  TSR_SOLVER_SCHUR_PGS_SM,
+  TSR_SOLVER_FBIC,
+  TSR_SOLVER_COUNT
+} TsrSolverType;
+
+typedef enum {
+  TSR_PARTITION_SEMANTIC = 0,
+  TSR_PARTITION_MINDP,
+  TSR_PARTITION_NONE,
+  TSR_PARTITION_COUNT
+} TsrPartitionMethod;
+
+typedef struct {
+  double step;           // h, default 1/60
+  double duration;       // s; steps = round(duration / step) when `steps` is absent
+  long steps;            // number of steps to simulate (always filled by the loader)
+  TsrVec3 gravity;       // default (0, 0, -9.81)
+  struct {
+    TsrSolverType type;  // default direct-bpp
+    int max_coupling_iterations;  // 10
+    int max_pivots;      // 50
+    double index_tolerance;  // 1e-5
+    int iterations;      // 1000
+    double tolerance;    // 1e-9
+    int warm_start;      // 1
+    int threads;         // 0 = every core
+  } solver;
+  struct {
+    TsrPartitionMethod method;  // default semantic
+    int max_bodies;      // 16
+    int every;           // 1
+  } partitioning;
+  struct {
+    int max_per_pair;    // 4
+    double margin;       // 0
+  } contact;
+  struct {
+    int every;           // 1
+    int constraints;     // 1
+    int contacts;        // 1
+  } output;
+} TsrSettings;
+
+typedef struct {
+  char *path;            // file as given on the command line
+  char *source;          // the YAML text as read
+  char *name;
+  char *description;     // may be NULL
+  TsrSettings settings;
+  int n_bodies;
+  TsrBodyDef *bodies;
+  int n_shapes;
+  TsrShapeDef *shapes;
+  int n_joints;
+  TsrJointDef *joints;
+  int n_materials;       // at least 1: a default material is made when none is given
+  TsrMaterial *materials;
+  int n_material_pairs;
+  TsrMaterialPair *material_pairs;
+} TsrModel;
+
+// Diagnostics about user input, each already formatted as
+// "FILE:LINE:COL: error: WHAT" (or "FILE: error: WHAT" without a position).
+typedef struct {
+  int count;
+  int cap;
+  char **messages;
+} TsrDiag;
+
+void tsr_diag_init(TsrDiag *d);
+// printf-style; adds one formatted message. mark may be NULL.
+void tsr_diag_error(TsrDiag *d, const char *file, const TsrMark *mark, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void tsr_diag_free(TsrDiag *d);
+
+// Loads and validates a model. `overrides` are "KEY=VALUE" strings from
+// `--set` (settings.step=0.01, settings.solver.type=pgs, bodies.box.mass=1000,
+// joints.top.compliance=1e-8, bodies.link.mass=0.3 for an array), applied to
+// the YAML tree before validation, so an override is checked like the file.
+// Returns 0 on success; otherwise every problem found is in `diag`, `out` is
+// zeroed and nothing needs freeing.
+int tsr_model_load(const char *path, const char *const *overrides, int n_overrides, TsrModel *out, TsrDiag *diag);
+// Same, from a string in memory (`path` is used in messages only).
+int tsr_model_load_string(const char *path, const char *text, size_t len, const char *const *overrides,
+                          int n_overrides, TsrModel *out, TsrDiag *diag);
+void tsr_model_free(TsrModel *m);
+
+// Index of the body named `name`, or -1.
+int tsr_model_find_body(const TsrModel *m, const char *name);
+
+const char *tsr_solver_type_name(TsrSolverType t);
+const char *tsr_partition_method_name(TsrPartitionMethod m);
+// -1 when unknown.
+int tsr_solver_type_from_name(const char *name);
+int tsr_partition_method_from_name(const char *name);
+
+#endif

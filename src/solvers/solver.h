@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// One interface for every MLCP solver (ARCHITECTURE.md "Solvers").
+//
+// A solver is created once per run with its parameters and keeps its own
+// workspace (and CHOLMOD context) between steps. `lambda` is in/out: on entry
+// the warm start (the caller maps the previous step's impulses onto this
+// step's rows, zeros where there is nothing to map), on exit the solution.
+// `index_set` is in/out the same way (BPP may start from it when warm_start
+// is on). Return: 0 solved to the solver's own stopping rule, > 0 a warning
+// (iteration cap reached: the best iterate is returned), < 0 failure.
+#ifndef TSR_SOLVER_H
+#define TSR_SOLVER_H
+
+#include <stdint.h>
+
+#include "mlcp/mlcp.h"
+#include "model/model.h"
+#include "partition/partition.h"
+
+typedef struct {
+  TsrSolverType type;
+  int max_pivots;          // kappa_iter for BPP (seed 000 Table 1: 50)
+  double index_tolerance;  // eta (1e-5)
+  int iterations;          // PGS sweeps (1000)
+  double tolerance;        // epsilon (1e-9)
+  int warm_start;          // 1
+  int max_coupling_iterations;  // k_max (substructured solvers)
+  int threads;             // 0 = every core
+} TsrSolverParams;
+
+typedef struct {
+  int iterations;          // pivots (BPP, summed over solves) or sweeps (PGS)
+  int coupling_iterations; // k (0 when not substructuring)
+  int converged;           // met its own stopping rule before its cap
+  int subsystems;          // N (1 for whole-system solvers)
+  int interface_rows;      // |Gamma| (0 for whole-system solvers)
+  double residual;         // natural residual norm, Eq. 29, whole system
+  int factorizations;      // number of factorisations done
+} TsrSolveStats;
+
+typedef struct TsrSolver TsrSolver;
+
+// Fills params with seed 000 Table 1 defaults for `type`.
+void tsr_solver_default_params(TsrSolverType type, TsrSolverParams *params);
+// NULL when the type is not implemented yet (message in err).
+TsrSolver *tsr_solver_create(const TsrSolverParams *params, char *err, int errlen);
+int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, double *lambda, int8_t *index_set,
+                     TsrSolveStats *stats);
+void tsr_solver_free(TsrSolver **s);
+
+#endif
