@@ -1,3 +1,166 @@
-// TEMPORARY: being written (tessera run).
+// SPDX-License-Identifier: MIT
+// `tessera run MODEL.yaml -o RUN.h5 [options]`: simulate and stream the
+// trajectory to one HDF5 file (OUTPUT.md).
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "cli/commands.h"
-int tsr_cmd_run(int argc, char **argv) { (void)argc; (void)argv; tsr_cli_error("run: not built yet"); return 2; }
+#include "cli/options.h"
+#include "io/run_file.h"
+#include "model/model.h"
+#include "sim/world.h"
+
+static const char run_usage[] =
+    "usage: tessera run MODEL.yaml -o RUN.h5 [options]\n"
+    "\n"
+    "  -o, --output FILE     run file to write (HDF5, OUTPUT.md layout)\n"
+    "  --overwrite           replace FILE if it exists\n"
+    "  --solver S            direct-bpp | pgs  (overrides settings.solver.type)\n"
+    "  --partition M         semantic | mindp | none\n"
+    "  --max-bodies N        bodies per subsystem for automatic partitioning\n"
+    "  --threads N           OpenMP threads (0 = every core)\n"
+    "  --steps N             number of steps to simulate\n"
+    "  --duration T          simulated time, s (steps = round(T / h))\n"
+    "  --every N             write a frame every N steps\n"
+    "  --set KEY=VALUE       override any model field, e.g. --set bodies.box.mass=1000\n"
+    "                        or --set settings.gravity=[0,0,-1.62]; may be repeated\n"
+    "  -q, --quiet           no progress line\n"
+    "\n"
+    "Exit status: 0 success, 1 the simulation failed (the file is kept with\n"
+    "complete = 0), 2 bad usage or bad input (no file is written), 130 interrupted.\n";
+
+static volatile sig_atomic_t interrupted = 0;
+static void on_signal(int sig) {
+  (void)sig;
+  interrupted = 1;
+}
+
+static double wall_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int tsr_cmd_run(int argc, char **argv) {
+  TsrRunOptions o;
+  int rc = tsr_parse_run_options(argc, argv, run_usage, 1, &o);
+  if (rc >= 0) return rc;
+  if (!o.output) {
+    tsr_cli_error("run: no output file (use -o RUN.h5)");
+    fputs(run_usage, stderr);
+    tsr_run_options_free(&o);
+    return 2;
+  }
+
+  TsrModel model;
+  if (tsr_load_model_for_cli(&o, &model)) {
+    tsr_run_options_free(&o);
+    return 2;
+  }
+  struct stat sb;
+  if (!o.overwrite && stat(o.output, &sb) == 0) {
+    tsr_cli_error("%s exists (use --overwrite to replace it)", o.output);
+    tsr_model_free(&model);
+    tsr_run_options_free(&o);
+    return 2;
+  }
+  tsr_cli_apply_threads(model.settings.solver.threads);
+
+  TsrWorld world;
+  char err[512] = "";
+  if (tsr_world_create(&world, &model, err, sizeof err)) {
+    tsr_cli_error("%s", err);
+    tsr_world_free(&world);
+    tsr_model_free(&model);
+    tsr_run_options_free(&o);
+    return 2;
+  }
+  TsrRunInfo info = {
+      .solver = tsr_solver_type_name(model.settings.solver.type),
+      .partitioning = tsr_partition_method_name(model.settings.partitioning.method),
+      .threads = omp_get_max_threads(),
+      .max_coupling_iterations = model.settings.solver.max_coupling_iterations,
+      .tessera_version = TSR_VERSION,
+  };
+  TsrRunWriter *writer = tsr_run_writer_open(o.output, o.overwrite, &model, &info, err, sizeof err);
+  if (!writer) {
+    tsr_cli_error("%s", err);
+    tsr_world_free(&world);
+    tsr_model_free(&model);
+    tsr_run_options_free(&o);
+    return 2;
+  }
+
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+
+  int progress = !o.quiet && isatty(STDERR_FILENO);
+  long steps = model.settings.steps;
+  int every = model.settings.output.every;
+  TsrFrame frame;
+  tsr_world_frame(&world, 1, &frame);
+  int status = tsr_run_writer_frame(writer, &frame) ? 1 : 0;
+  if (status) tsr_cli_error("%s: cannot write the initial frame", o.output);
+  double t_start = wall_seconds(), t_progress = 0;
+  while (!status && world.step < steps && !interrupted) {
+    int s = tsr_world_step(&world);
+    if (tsr_run_writer_step(writer, &world.stats)) {
+      tsr_cli_error("%s: cannot write step statistics", o.output);
+      status = 1;
+      break;
+    }
+    if (s == 1) {
+      tsr_cli_error("step %ld: the %s solver failed (status %d)", world.step, info.solver, world.solve_status);
+      status = 1;
+    } else if (s == 2) {
+      tsr_cli_error("step %ld (t = %.6g s): body '%s' has a non-finite state; the simulation diverged", world.step,
+                    world.time, model.bodies[world.bad_body].name);
+      status = 1;
+    }
+    // The state of a failed step is still written: it is what diverged.
+    if (world.step % every == 0 || status) {
+      tsr_world_frame(&world, 0, &frame);
+      if (tsr_run_writer_frame(writer, &frame)) {
+        tsr_cli_error("%s: cannot write frame at step %ld", o.output, world.step);
+        status = 1;
+      }
+    }
+    double now = wall_seconds();
+    if (progress && now - t_progress > 0.25) {
+      t_progress = now;
+      double frac = (double)world.step / (double)steps;
+      double eta = frac > 0 ? (now - t_start) * (1 - frac) / frac : 0;
+      fprintf(stderr, "\r%s: step %ld/%ld (%.0f%%)  t = %.3f s  solve %.2f ms  err %.1e  eta %.0f s   ", model.name,
+              world.step, steps, 100 * frac, world.time, 1e3 * world.stats.solve_seconds, world.stats.mlcp_error, eta);
+    }
+  }
+  if (progress) fputc('\n', stderr);
+  int complete = !status && !interrupted;
+  if (tsr_run_writer_close(&writer, complete) && complete) {
+    tsr_cli_error("%s: cannot finish the run file", o.output);
+    status = 1;
+    complete = 0;
+  }
+  if (interrupted && !status) {
+    tsr_cli_error("interrupted at step %ld; %s holds every frame so far (complete = 0)", world.step, o.output);
+    status = 130;
+  }
+  if (complete && !o.quiet)
+    fprintf(stderr, "%s: %ld steps in %.2f s wall -> %s\n", model.name, world.step, wall_seconds() - t_start,
+            o.output);
+  tsr_world_free(&world);
+  tsr_model_free(&model);
+  tsr_run_options_free(&o);
+  return status;
+}

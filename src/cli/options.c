@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+#include "cli/options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+
+// OpenBLAS's own thread pool must stay at one thread: Tessera's parallelism is
+// OpenMP over subsystems (ARCHITECTURE.md "Threads"). Weak, so that a
+// reference BLAS also links.
+extern void openblas_set_num_threads(int) __attribute__((weak));
+
+void tsr_cli_apply_threads(int threads) {
+  if (openblas_set_num_threads) openblas_set_num_threads(1);
+  omp_set_num_threads(threads > 0 ? threads : omp_get_num_procs());
+}
+
+static int parse_long(const char *opt, const char *s, long min, long *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || end == s || *end || v < min) {
+    tsr_cli_error("%s expects an integer >= %ld, got '%s'", opt, min, s);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_output, TsrRunOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->max_bodies = o->threads = o->steps = o->every = -1;
+  o->duration = NAN;
+  o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE()                                   \
+  do {                                                 \
+    if (!val) {                                        \
+      tsr_cli_error("%s needs a value", a);            \
+      goto usage_error;                                \
+    }                                                  \
+    i++;                                               \
+  } while (0)
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      fputs(usage, stdout);
+      tsr_run_options_free(o);
+      return 0;
+    } else if (with_output && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
+      NEED_VALUE();
+      o->output = val;
+    } else if (with_output && !strcmp(a, "--overwrite")) {
+      o->overwrite = 1;
+    } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+      o->quiet = 1;
+    } else if (!strcmp(a, "--solver")) {
+      NEED_VALUE();
+      o->solver = val;
+    } else if (!strcmp(a, "--partition")) {
+      NEED_VALUE();
+      o->partition = val;
+    } else if (!strcmp(a, "--max-bodies")) {
+      NEED_VALUE();
+      if (parse_long(a, val, 1, &o->max_bodies)) goto usage_error;
+    } else if (!strcmp(a, "--threads")) {
+      NEED_VALUE();
+      if (parse_long(a, val, 0, &o->threads)) goto usage_error;
+    } else if (!strcmp(a, "--steps")) {
+      NEED_VALUE();
+      if (parse_long(a, val, 0, &o->steps)) goto usage_error;
+    } else if (!strcmp(a, "--every")) {
+      NEED_VALUE();
+      if (parse_long(a, val, 1, &o->every)) goto usage_error;
+    } else if (!strcmp(a, "--duration")) {
+      NEED_VALUE();
+      char *end;
+      o->duration = strtod(val, &end);
+      if (end == val || *end || !isfinite(o->duration) || o->duration < 0) {
+        tsr_cli_error("--duration expects a non-negative number of seconds, got '%s'", val);
+        goto usage_error;
+      }
+    } else if (!strcmp(a, "--set")) {
+      NEED_VALUE();
+      if (!strchr(val, '=')) {
+        tsr_cli_error("--set expects KEY=VALUE, got '%s'", val);
+        goto usage_error;
+      }
+      o->sets[o->n_sets++] = val;
+    } else if (a[0] == '-' && a[1]) {
+      tsr_cli_error("unknown option '%s'", a);
+      goto usage_error;
+    } else if (!o->model) {
+      o->model = a;
+    } else {
+      tsr_cli_error("unexpected argument '%s'", a);
+      goto usage_error;
+    }
+#undef NEED_VALUE
+  }
+  if (!o->model) {
+    tsr_cli_error("no model file given");
+    goto usage_error;
+  }
+  if (o->steps >= 0 && !isnan(o->duration)) {
+    tsr_cli_error("give --steps or --duration, not both");
+    goto usage_error;
+  }
+  return -1;
+usage_error:
+  fputs(usage, stderr);
+  tsr_run_options_free(o);
+  return 2;
+}
+
+void tsr_run_options_free(TsrRunOptions *o) {
+  free(o->sets);
+  o->sets = NULL;
+}
+
+int tsr_load_model_for_cli(const TsrRunOptions *o, TsrModel *m) {
+  TsrDiag diag;
+  tsr_diag_init(&diag);
+  int rc = tsr_model_load(o->model, o->sets, o->n_sets, m, &diag);
+  for (int i = 0; i < diag.count; i++) fprintf(stderr, "%s\n", diag.messages[i]);
+  tsr_diag_free(&diag);
+  if (rc) return -1;
+  TsrSettings *s = &m->settings;
+  if (o->solver) {
+    int t = tsr_solver_type_from_name(o->solver);
+    if (t < 0) {
+      tsr_cli_error("--solver: unknown solver '%s' (direct-bpp, pgs, pgs-sm, schur-bpp, schur-pgs-sm, fbic)", o->solver);
+      goto fail;
+    }
+    s->solver.type = (TsrSolverType)t;
+  }
+  if (o->partition) {
+    int p = tsr_partition_method_from_name(o->partition);
+    if (p < 0) {
+      tsr_cli_error("--partition: unknown method '%s' (semantic, mindp, none)", o->partition);
+      goto fail;
+    }
+    s->partitioning.method = (TsrPartitionMethod)p;
+  }
+  if (o->max_bodies > 0) s->partitioning.max_bodies = (int)o->max_bodies;
+  if (o->threads >= 0) s->solver.threads = (int)o->threads;
+  if (o->every > 0) s->output.every = (int)o->every;
+  if (o->steps >= 0) s->steps = o->steps;
+  if (!isnan(o->duration)) {
+    s->duration = o->duration;
+    s->steps = lround(o->duration / s->step);
+  }
+  return 0;
+fail:
+  tsr_model_free(m);
+  return -1;
+}

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+// Options shared by the commands that load and run a model (run, check, compare).
+#ifndef TSR_OPTIONS_H
+#define TSR_OPTIONS_H
+
+#include "model/model.h"
+
+typedef struct {
+  const char *model;      // positional MODEL.yaml
+  const char *output;     // -o
+  int overwrite, quiet;
+  const char *solver, *partition;
+  long max_bodies, threads, steps, every;  // -1 when not given
+  double duration;        // NaN when not given
+  int n_sets;
+  const char **sets;      // --set KEY=VALUE, in order
+} TsrRunOptions;
+
+// Parses argv (argv[0] is the command name). Returns -1 to go on, or an exit
+// status (0 after --help, 2 on bad usage, with the message printed).
+// `with_output` accepts -o/--overwrite.
+int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_output, TsrRunOptions *o);
+void tsr_run_options_free(TsrRunOptions *o);
+
+// Loads o->model with the --set overrides, then applies the dedicated flags
+// (--solver, --steps, ...). Prints every problem; returns 0 or -1.
+int tsr_load_model_for_cli(const TsrRunOptions *o, TsrModel *m);
+
+// OpenMP thread count (0 = every core) and single-threaded BLAS.
+void tsr_cli_apply_threads(int threads);
+
+#endif

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: MIT
+// Helpers shared by the run file writer and reader (not a public interface).
+#ifndef TSR_RUN_FILE_INTERNAL_H
+#define TSR_RUN_FILE_INTERNAL_H
+
+#include <hdf5.h>
+
+// File datatype of a stream kind (little-endian, fixed by the layout).
+hid_t tsr_run_file_type(int kind);
+// Variable-length UTF-8 string type (what h5py writes for str); caller closes.
+hid_t tsr_run_file_str_type(void);
+
+#endif

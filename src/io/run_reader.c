@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+// Run file reader: the summary behind `tessera info`.
+//
+// The file may come from a run still in progress or from one that was
+// killed, so it is opened with the SWMR read flag (which also skips the
+// end-of-file check a killed writer can trip) and every length is taken as
+// the minimum over the datasets that share an axis: in a file that was not
+// closed, one spill may have reached some datasets and not others.
+#include "io/run_file.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <hdf5.h>
+
+#include "io/run_file_internal.h"
+
+static void set_err(char *err, int errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, int errlen, const char *fmt, ...) {
+  if (!err || errlen <= 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, (size_t)errlen, fmt, ap);
+  va_end(ap);
+}
+
+// Reads a scalar string attribute (variable or fixed length) into buf.
+static int read_attr_str(hid_t obj, const char *name, char *buf, size_t len) {
+  buf[0] = '\0';
+  if (H5Aexists(obj, name) <= 0) return -1;
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  if (a < 0) return -1;
+  int rc = -1;
+  hid_t ft = H5Aget_type(a);
+  hid_t sp = H5Aget_space(a);
+  if (ft >= 0 && sp >= 0 && H5Tget_class(ft) == H5T_STRING && H5Sget_simple_extent_npoints(sp) == 1) {
+    if (H5Tis_variable_str(ft) > 0) {
+      hid_t mt = tsr_run_file_str_type();
+      char *v = NULL;
+      if (H5Aread(a, mt, &v) >= 0 && v) {
+        snprintf(buf, len, "%s", v);
+        rc = 0;
+      }
+      if (v) H5free_memory(v);
+      H5Tclose(mt);
+    } else {
+      size_t sz = H5Tget_size(ft);
+      if (sz > 0 && sz < (1u << 20)) {
+        char *v = calloc(sz + 1, 1);
+        hid_t mt = H5Tcopy(H5T_C_S1);
+        H5Tset_size(mt, sz);
+        if (v && H5Aread(a, mt, v) >= 0) {
+          snprintf(buf, len, "%s", v);
+          rc = 0;
+        }
+        H5Tclose(mt);
+        free(v);
+      }
+    }
+  }
+  if (sp >= 0) H5Sclose(sp);
+  if (ft >= 0) H5Tclose(ft);
+  H5Aclose(a);
+  return rc;
+}
+
+static int read_attr_num(hid_t obj, const char *name, hid_t mtype, void *v) {
+  if (H5Aexists(obj, name) <= 0) return -1;
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  if (a < 0) return -1;
+  int rc = -1;
+  hid_t ft = H5Aget_type(a);
+  hid_t sp = H5Aget_space(a);
+  H5T_class_t cls = ft >= 0 ? H5Tget_class(ft) : H5T_NO_CLASS;
+  if ((cls == H5T_INTEGER || cls == H5T_FLOAT) && sp >= 0 && H5Sget_simple_extent_npoints(sp) == 1 &&
+      H5Aread(a, mtype, v) >= 0)
+    rc = 0;
+  if (sp >= 0) H5Sclose(sp);
+  if (ft >= 0) H5Tclose(ft);
+  H5Aclose(a);
+  return rc;
+}
+
+// Length of axis 0 of a dataset, -1 when missing.
+static long ds_len(hid_t file, const char *path) {
+  if (H5Lexists(file, path, H5P_DEFAULT) <= 0) return -1;
+  hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
+  if (d < 0) return -1;
+  long n = -1;
+  hid_t sp = H5Dget_space(d);
+  int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+  if (rank >= 1 && rank <= 8) {
+    hsize_t dims[8];
+    H5Sget_simple_extent_dims(sp, dims, NULL);
+    n = (long)dims[0];
+  }
+  if (sp >= 0) H5Sclose(sp);
+  H5Dclose(d);
+  return n;
+}
+
+// Reads the first `count` entries of a 1-D dataset, converted to mtype.
+static void *read_1d(hid_t file, const char *path, hid_t mtype, size_t count) {
+  size_t sz = H5Tget_size(mtype);
+  void *buf = malloc((count ? count : 1) * sz);
+  if (!buf || count == 0) return buf;
+  hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
+  if (d < 0) {
+    free(buf);
+    return NULL;
+  }
+  hid_t fs = H5Dget_space(d);
+  hsize_t start[1] = {0}, cnt[1] = {count};
+  hid_t ms = H5Screate_simple(1, cnt, NULL);
+  int ok = fs >= 0 && H5Sget_simple_extent_ndims(fs) == 1 &&
+           H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL) >= 0 &&
+           H5Dread(d, mtype, ms, fs, H5P_DEFAULT, buf) >= 0;
+  if (fs >= 0) H5Sclose(fs);
+  H5Sclose(ms);
+  H5Dclose(d);
+  if (!ok) {
+    free(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+// Mean, median and max of v[0..n) (NaN entries ignored); NaN when empty.
+static void stats3(const double *v, size_t n, double scale, double *mean, double *median, double *max) {
+  *mean = *median = *max = NAN;
+  double *tmp = malloc((n ? n : 1) * sizeof *tmp);
+  if (!tmp) return;
+  size_t k = 0;
+  double sum = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!isnan(v[i])) tmp[k++] = v[i] * scale, sum += v[i] * scale;
+  if (k) {
+    qsort(tmp, k, sizeof *tmp, cmp_double);
+    *mean = sum / (double)k;
+    *median = k % 2 ? tmp[k / 2] : 0.5 * (tmp[k / 2 - 1] + tmp[k / 2]);
+    *max = tmp[k - 1];
+  }
+  free(tmp);
+}
+
+static const char *const frame_sets[] = {"/frames/time", "/frames/step", "/bodies/position", "/bodies/orientation",
+                                         "/bodies/velocity", "/bodies/subsystem"};
+static const char *const stat_sets[] = {
+    "/stats/step_seconds",   "/stats/collide_seconds", "/stats/partition_seconds", "/stats/solve_seconds",
+    "/stats/coupling_iterations", "/stats/solver_iterations", "/stats/converged", "/stats/mlcp_error",
+    "/stats/constraint_rows", "/stats/contacts",      "/stats/subsystems",      "/stats/interface_rows",
+    "/stats/joint_error",    "/stats/penetration"};
+
+static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int errlen) {
+  char format[64];
+  if (read_attr_str(f, "format", format, sizeof format) || strncmp(format, "tessera-run/", 12)) {
+    set_err(err, errlen, "%s: not a Tessera run file (no root attribute format = \"%s\")", path, TSR_RUN_FORMAT);
+    return -1;
+  }
+  if (strcmp(format, TSR_RUN_FORMAT)) {
+    set_err(err, errlen, "%s: unsupported run file format '%s' (this tessera reads %s)", path, format,
+            TSR_RUN_FORMAT);
+    return -1;
+  }
+  read_attr_str(f, "model_name", s->model_name, sizeof s->model_name);
+  read_attr_str(f, "solver", s->solver, sizeof s->solver);
+  read_attr_str(f, "partitioning", s->partitioning, sizeof s->partitioning);
+  read_attr_str(f, "created_utc", s->created_utc, sizeof s->created_utc);
+  read_attr_str(f, "tessera_version", s->tessera_version, sizeof s->tessera_version);
+  read_attr_num(f, "complete", H5T_NATIVE_INT, &s->complete);
+  read_attr_num(f, "threads", H5T_NATIVE_INT, &s->threads);
+  read_attr_num(f, "max_coupling_iterations", H5T_NATIVE_INT, &s->max_coupling_iterations);
+  read_attr_num(f, "step", H5T_NATIVE_DOUBLE, &s->step);
+  s->n_bodies = (int)(ds_len(f, "/model/body_names") > 0 ? ds_len(f, "/model/body_names") : 0);
+
+  // Frames: the shortest per-frame dataset, and offsets need T+1 entries.
+  long T = -1;
+  for (size_t i = 0; i < sizeof frame_sets / sizeof frame_sets[0]; i++) {
+    long n = ds_len(f, frame_sets[i]);
+    if (n < 0) {
+      set_err(err, errlen, "%s: run file lacks %s", path, frame_sets[i]);
+      return -1;
+    }
+    if (T < 0 || n < T) T = n;
+  }
+  long coff_n = ds_len(f, "/constraints/offset"), koff_n = ds_len(f, "/contacts/offset");
+  if (coff_n < 1 || koff_n < 1) {
+    set_err(err, errlen, "%s: run file lacks /constraints/offset or /contacts/offset", path);
+    return -1;
+  }
+  if (coff_n - 1 < T) T = coff_n - 1;
+  if (koff_n - 1 < T) T = koff_n - 1;
+  s->frames = T;
+  int64_t *coff = read_1d(f, "/constraints/offset", H5T_NATIVE_INT64, (size_t)T + 1);
+  int64_t *koff = read_1d(f, "/contacts/offset", H5T_NATIVE_INT64, (size_t)T + 1);
+  if (coff && koff) {
+    s->constraint_rows = (long)coff[T];
+    s->contacts = (long)koff[T];
+  }
+  free(coff);
+  free(koff);
+
+  long S = -1;
+  for (size_t i = 0; i < sizeof stat_sets / sizeof stat_sets[0]; i++) {
+    long n = ds_len(f, stat_sets[i]);
+    if (n < 0) {
+      set_err(err, errlen, "%s: run file lacks %s", path, stat_sets[i]);
+      return -1;
+    }
+    if (S < 0 || n < S) S = n;
+  }
+  s->steps = S;
+  size_t n = (size_t)S;
+  double *solve = read_1d(f, "/stats/solve_seconds", H5T_NATIVE_DOUBLE, n);
+  double *stepw = read_1d(f, "/stats/step_seconds", H5T_NATIVE_DOUBLE, n);
+  double *mlcp = read_1d(f, "/stats/mlcp_error", H5T_NATIVE_DOUBLE, n);
+  double *jerr = read_1d(f, "/stats/joint_error", H5T_NATIVE_DOUBLE, n);
+  double *pen = read_1d(f, "/stats/penetration", H5T_NATIVE_DOUBLE, n);
+  int *k = read_1d(f, "/stats/coupling_iterations", H5T_NATIVE_INT, n);
+  unsigned char *conv = read_1d(f, "/stats/converged", H5T_NATIVE_UCHAR, n);
+  int rc = 0;
+  if (!solve || !stepw || !mlcp || !jerr || !pen || !k || !conv) {
+    set_err(err, errlen, "%s: cannot read /stats (damaged file?)", path);
+    rc = -1;
+    goto done;
+  }
+  double dummy;
+  stats3(solve, n, 1e3, &s->solve_ms_mean, &s->solve_ms_median, &s->solve_ms_max);
+  stats3(stepw, n, 1e3, &s->step_ms_mean, &dummy, &dummy);
+  stats3(mlcp, n, 1.0, &s->mlcp_error_mean, &s->mlcp_error_median, &s->mlcp_error_max);
+  double tmp;
+  stats3(jerr, n, 1.0, &tmp, &dummy, &s->joint_error_max);
+  stats3(pen, n, 1.0, &tmp, &dummy, &s->penetration_max);
+  long ksum = 0, kmax_hits = 0, kmax_seen = 0, nconv = 0;
+  for (size_t i = 0; i < n; i++) {
+    ksum += k[i];
+    if (k[i] > kmax_seen) kmax_seen = k[i];
+    if (s->max_coupling_iterations > 0 && k[i] >= s->max_coupling_iterations) kmax_hits++;
+    nconv += conv[i] != 0;
+  }
+  s->coupling_mean = n ? (double)ksum / (double)n : NAN;
+  // A solver that does not substructure reports k = 0 throughout: 0%, not 100%.
+  s->pct_at_kmax = (n && kmax_seen > 0) ? 100.0 * (double)kmax_hits / (double)n : 0.0;
+  s->converged_fraction = n ? (double)nconv / (double)n : NAN;
+done:
+  free(solve), free(stepw), free(mlcp), free(jerr), free(pen), free(k), free(conv);
+  return rc;
+}
+
+int tsr_run_file_summary(const char *path, TsrRunSummary *s, char *err, int errlen) {
+  if (err && errlen > 0) err[0] = '\0';
+  memset(s, 0, sizeof *s);
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    set_err(err, errlen, "%s: %s", path, strerror(errno));
+    return -1;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    set_err(err, errlen, "%s: not a regular file", path);
+    return -1;
+  }
+  int rc = -1;
+  H5E_BEGIN_TRY {
+    // SWMR read first (a file being written, or killed while in SWMR write
+    // mode, opens only so); plain read-only for HDF5 files of older formats.
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
+    if (f < 0) f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+      htri_t is = H5Fis_hdf5(path);
+      if (is > 0)
+        set_err(err, errlen, "%s: cannot open the HDF5 file (damaged, or locked by a writer not in SWMR mode)", path);
+      else
+        set_err(err, errlen, "%s: not an HDF5 file", path);
+    } else {
+      rc = summarise(f, path, s, err, errlen);
+      H5Fclose(f);
+    }
+  }
+  H5E_END_TRY;
+  return rc;
+}

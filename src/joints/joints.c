@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+// Joint set-up (world data to body frames), the row helpers every joint type
+// uses, and the dispatch over joint types (a switch, as in Box2D v3).
+#include "joints/joints.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "joints/joints_internal.h"
+
+static TsrVec3 to_local(const TsrSide *s, TsrVec3 world_point) {
+  return tsr_q_rotate_inv(s->q, tsr_v3_sub(world_point, s->x));
+}
+
+int tsr_joints_init(TsrJoints *js, const TsrModel *m, const TsrBodies *b) {
+  js->n = m->n_joints;
+  js->frames = calloc((size_t)m->n_joints + 1, sizeof *js->frames);
+  if (!js->frames) return -1;
+  for (int j = 0; j < m->n_joints; j++) {
+    const TsrJointDef *d = &m->joints[j];
+    TsrJointFrame *f = &js->frames[j];
+    f->type = d->type;
+    f->body[0] = d->body[0];
+    f->body[1] = d->body[1];
+    TsrSide s0 = tsr_joint_side(b, d->body[0]), s1 = tsr_joint_side(b, d->body[1]);
+    f->anchor[0] = to_local(&s0, d->anchor);
+    f->anchor[1] = to_local(&s1, d->type == TSR_JOINT_DISTANCE ? d->anchor_b : d->anchor);
+    f->rel0 = tsr_q_mul(tsr_q_conj(s0.q), s1.q);
+    TsrVec3 axis = d->axis[0];
+    if (d->type == TSR_JOINT_CABLE) {
+      // The cable runs from body 0 through the anchor to body 1: bending is
+      // about the two directions across it, twist about it.
+      axis = tsr_v3_sub(s1.x, d->body[0] < 0 ? d->anchor : s0.x);
+      if (tsr_v3_norm(axis) < 1e-12) axis = tsr_q_rotate(s0.q, tsr_v3(0, 0, 1));
+    } else if (d->type == TSR_JOINT_BALL || d->type == TSR_JOINT_FIXED || d->type == TSR_JOINT_DISTANCE) {
+      axis = tsr_v3(0, 0, 1);
+    }
+    axis = tsr_v3_normalize(axis);
+    TsrVec3 t1, t2;
+    tsr_v3_basis(axis, &t1, &t2);
+    f->axis_a = tsr_q_rotate_inv(s0.q, axis);
+    f->t1_a = tsr_q_rotate_inv(s0.q, t1);
+    f->t2_a = tsr_q_rotate_inv(s0.q, t2);
+    TsrVec3 axis_b = d->type == TSR_JOINT_UNIVERSAL ? tsr_v3_normalize(d->axis[1]) : axis;
+    f->axis_b = tsr_q_rotate_inv(s1.q, axis_b);
+    if (d->type == TSR_JOINT_DISTANCE) {
+      double l0 = tsr_v3_norm(tsr_v3_sub(d->anchor, d->anchor_b));
+      f->length = d->length > 0 ? d->length : l0;  // the loader fills the default; be safe
+    }
+  }
+  return 0;
+}
+
+void tsr_joints_free(TsrJoints *js) {
+  free(js->frames);
+  js->frames = NULL;
+  js->n = 0;
+}
+
+int tsr_joint_row_count(const TsrJointDef *d) {
+  int extra = (d->has_limits ? 1 : 0) + (d->has_motor ? 1 : 0);
+  switch (d->type) {
+    case TSR_JOINT_BALL: return 3;
+    case TSR_JOINT_HINGE: return 5 + extra;
+    case TSR_JOINT_UNIVERSAL: return 4;
+    case TSR_JOINT_PRISMATIC: return 5 + extra;
+    case TSR_JOINT_FIXED: return 6;
+    case TSR_JOINT_CABLE: return 6;
+    case TSR_JOINT_DISTANCE: return 1;
+  }
+  return 0;
+}
+
+static double dot6(TsrVec3 l, TsrVec3 a, const TsrSide *s) { return tsr_v3_dot(l, s->v) + tsr_v3_dot(a, s->w); }
+
+void tsr_joint_row(TsrJointCtx *c, int8_t type, TsrVec3 lin0, TsrVec3 ang0, TsrVec3 lin1, TsrVec3 ang1, double g,
+                   double eps, double lo, double hi, int unilateral) {
+  TsrRow *r = tsr_rowset_push(c->rows);
+  if (!r) return;
+  r->body[0] = c->s[0].body;
+  r->body[1] = c->s[1].body;
+  double *J0 = r->J[0], *J1 = r->J[1];
+  J0[0] = lin0.x, J0[1] = lin0.y, J0[2] = lin0.z, J0[3] = ang0.x, J0[4] = ang0.y, J0[5] = ang0.z;
+  J1[0] = lin1.x, J1[1] = lin1.y, J1[2] = lin1.z, J1[3] = ang1.x, J1[4] = ang1.y, J1[5] = ang1.z;
+  double Jv = dot6(lin0, ang0, &c->s[0]) + dot6(lin1, ang1, &c->s[1]);
+  r->compliance = tsr_spook_compliance(eps, c->d->damping, c->h);
+  r->rhs = tsr_spook_rhs(g, Jv, c->d->damping, c->h, unilateral);
+  r->lo = lo;
+  r->hi = hi;
+  r->type = type;
+  r->source = c->source;
+  r->violation = g;
+}
+
+void tsr_joint_point_rows(TsrJointCtx *c, double eps) {
+  // g = p0 - p1; d/dt (e.p0) = e.v0 + (r0 x e).w0.
+  TsrVec3 g = tsr_v3_sub(c->p[0], c->p[1]);
+  const TsrVec3 axes[3] = {tsr_v3(1, 0, 0), tsr_v3(0, 1, 0), tsr_v3(0, 0, 1)};
+  const double gk[3] = {g.x, g.y, g.z};
+  for (int k = 0; k < 3; k++) {
+    TsrVec3 e = axes[k];
+    tsr_joint_row(c, TSR_ROW_JOINT, e, tsr_v3_cross(c->r[0], e), tsr_v3_neg(e), tsr_v3_neg(tsr_v3_cross(c->r[1], e)),
+                  gk[k], eps, -INFINITY, INFINITY, 0);
+  }
+}
+
+TsrVec3 tsr_joint_rotation_error(const TsrJointCtx *c) {
+  // q_err = q1 conj(q0 rel0): identity in the initial configuration.
+  TsrQuat target = tsr_q_mul(c->s[0].q, c->f->rel0);
+  TsrQuat e = tsr_q_mul(c->s[1].q, tsr_q_conj(target));
+  if (e.w < 0) e = (TsrQuat){-e.w, -e.x, -e.y, -e.z};
+  TsrVec3 u = tsr_v3(e.x, e.y, e.z);
+  double s = tsr_v3_norm(u);
+  if (s < 1e-12) return tsr_v3_scale(u, 2.0);
+  return tsr_v3_scale(u, 2.0 * atan2(s, e.w) / s);
+}
+
+void tsr_joint_angular_row(TsrJointCtx *c, int8_t type, TsrVec3 e, double g, double eps, double lo, double hi,
+                           int unilateral) {
+  TsrVec3 zero = tsr_v3(0, 0, 0);
+  tsr_joint_row(c, type, zero, tsr_v3_neg(e), zero, e, g, eps, lo, hi, unilateral);
+}
+
+void tsr_joint_limit_row(TsrJointCtx *c, TsrVec3 lin0, TsrVec3 ang0, TsrVec3 lin1, TsrVec3 ang1, double s) {
+  // One row for the nearer limit: s - lo >= 0 with lambda >= 0, or hi - s >= 0
+  // (the row negated). Rows stay in place as the active side changes.
+  double lo = c->d->limits[0], hi = c->d->limits[1];
+  if (s - lo <= hi - s) {
+    tsr_joint_row(c, TSR_ROW_LIMIT, lin0, ang0, lin1, ang1, s - lo, c->d->compliance, 0.0, INFINITY, 1);
+  } else {
+    tsr_joint_row(c, TSR_ROW_LIMIT, tsr_v3_neg(lin0), tsr_v3_neg(ang0), tsr_v3_neg(lin1), tsr_v3_neg(ang1), hi - s,
+                  c->d->compliance, 0.0, INFINITY, 1);
+  }
+}
+
+void tsr_joint_motor_row(TsrJointCtx *c, TsrVec3 lin0, TsrVec3 ang0, TsrVec3 lin1, TsrVec3 ang1) {
+  // J v+ - speed = w with |lambda| <= max h: a velocity target that can push
+  // at most max_torque (max_force) during the step.
+  double bound = c->d->motor_max * c->h;
+  tsr_joint_row(c, TSR_ROW_MOTOR, lin0, ang0, lin1, ang1, 0.0, c->d->compliance, -bound, bound, 0);
+  TsrRow *r = &c->rows->rows[c->rows->count - 1];
+  r->rhs = -c->d->motor_speed;
+  r->violation = 0.0;
+}
+
+static void make_ctx(TsrJointCtx *c, const TsrJoints *js, const TsrModel *m, const TsrBodies *b, int j, double h,
+                     TsrRowSet *rows) {
+  c->f = &js->frames[j];
+  c->d = &m->joints[j];
+  c->h = h;
+  c->source = j;
+  c->rows = rows;
+  for (int k = 0; k < 2; k++) {
+    c->s[k] = tsr_joint_side(b, c->f->body[k]);
+    c->r[k] = tsr_q_rotate(c->s[k].q, c->f->anchor[k]);
+    c->p[k] = tsr_v3_add(c->s[k].x, c->r[k]);
+  }
+}
+
+void tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodies *b, double h, TsrRowSet *rows) {
+  for (int j = 0; j < js->n; j++) {
+    TsrJointCtx c;
+    make_ctx(&c, js, m, b, j, h, rows);
+    switch (c.f->type) {
+      case TSR_JOINT_BALL: tsr_joint_ball(&c); break;
+      case TSR_JOINT_HINGE: tsr_joint_hinge(&c); break;
+      case TSR_JOINT_UNIVERSAL: tsr_joint_universal(&c); break;
+      case TSR_JOINT_PRISMATIC: tsr_joint_prismatic(&c); break;
+      case TSR_JOINT_FIXED: tsr_joint_fixed(&c); break;
+      case TSR_JOINT_CABLE: tsr_joint_cable(&c); break;
+      case TSR_JOINT_DISTANCE: tsr_joint_distance(&c); break;
+    }
+  }
+}
+
+double tsr_joints_max_error(const TsrJoints *js, const TsrModel *m, const TsrBodies *b) {
+  double worst = 0.0;
+  for (int j = 0; j < js->n; j++) {
+    TsrJointCtx c;
+    make_ctx(&c, js, m, b, j, 1.0, NULL);
+    double e = 0.0;
+    TsrVec3 d = tsr_v3_sub(c.p[0], c.p[1]);
+    switch (c.f->type) {
+      case TSR_JOINT_DISTANCE: {
+        double l = tsr_v3_norm(d) - c.f->length;
+        e = c.d->unilateral ? (l > 0 ? l : 0) : fabs(l);
+        break;
+      }
+      case TSR_JOINT_PRISMATIC: {
+        // Only the offset across the axis is a violation.
+        TsrVec3 n = tsr_q_rotate(c.s[0].q, c.f->axis_a);
+        e = tsr_v3_norm(tsr_v3_madd(d, n, -tsr_v3_dot(d, n)));
+        break;
+      }
+      default: e = tsr_v3_norm(d); break;
+    }
+    if (e > worst) worst = e;
+  }
+  return worst;
+}

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+// Joints: from model joints and body state to constraint rows (seed 000 Eq. 1
+// and 3), one function per joint type. Anchors and axes, given in world
+// coordinates at the initial configuration, are stored in body frames here.
+//
+// Row velocity convention: J v = d g / dt, where g is the row's position-level
+// violation; a positive impulse pushes along +J (body 0 along +dir, body 1
+// along -dir for a linear row).
+#ifndef TSR_JOINTS_H
+#define TSR_JOINTS_H
+
+#include "dynamics/bodies.h"
+#include "mlcp/mlcp.h"
+#include "model/model.h"
+
+typedef struct {
+  TsrJointType type;
+  int body[2];            // -1 for the world
+  TsrVec3 anchor[2];      // in each body's frame (world frame for the world)
+  TsrVec3 axis_a;         // hinge/prismatic/cable axis, universal a1: body 0 frame
+  TsrVec3 t1_a, t2_a;     // two unit vectors completing axis_a to a basis, body 0 frame
+  TsrVec3 axis_b;         // hinge axis, universal a2: body 1 frame
+  TsrQuat rel0;           // initial relative orientation conj(q0) q1
+  double length;          // distance joint
+} TsrJointFrame;
+
+typedef struct {
+  int n;
+  TsrJointFrame *frames;
+} TsrJoints;
+
+int tsr_joints_init(TsrJoints *js, const TsrModel *m, const TsrBodies *b);
+void tsr_joints_free(TsrJoints *js);
+
+// Number of rows a joint contributes (fixed for a run: limit and motor rows
+// are always present, so rows keep their order from step to step).
+int tsr_joint_row_count(const TsrJointDef *d);
+
+// Appends every joint's rows, in model order (OUTPUT.md row order).
+void tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodies *b, double h, TsrRowSet *rows);
+
+// Largest position-level violation of a joint's translational constraints
+// over all joints, m (/stats/joint_error).
+double tsr_joints_max_error(const TsrJoints *js, const TsrModel *m, const TsrBodies *b);
+
+#endif

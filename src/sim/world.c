@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+#include "sim/world.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int grow(void **p, size_t n, size_t size) {
+  void *q = realloc(*p, n * size + 1);
+  if (!q) return -1;
+  *p = q;
+  return 0;
+}
+
+int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen) {
+  memset(w, 0, sizeof *w);
+  w->model = m;
+  w->h = m->settings.step;
+  w->bad_body = -1;
+  int n = m->n_bodies;
+  if (tsr_bodies_init(&w->bodies, m) || tsr_joints_init(&w->joints, m, &w->bodies)) {
+    snprintf(err, (size_t)errlen, "out of memory");
+    return -1;
+  }
+  tsr_mlcp_init(&w->mlcp);
+  tsr_partition_init(&w->partition);
+  tsr_solver_default_params(m->settings.solver.type, &w->solver_params);
+  TsrSolverParams *p = &w->solver_params;
+  p->max_pivots = m->settings.solver.max_pivots;
+  p->index_tolerance = m->settings.solver.index_tolerance;
+  p->iterations = m->settings.solver.iterations;
+  p->tolerance = m->settings.solver.tolerance;
+  p->warm_start = m->settings.solver.warm_start;
+  p->max_coupling_iterations = m->settings.solver.max_coupling_iterations;
+  p->threads = m->settings.solver.threads;
+  w->solver = tsr_solver_create(p, err, errlen);
+  if (!w->solver) return -1;
+  w->v_free = calloc(6 * (size_t)n + 1, sizeof(double));
+  w->v_new = calloc(6 * (size_t)n + 1, sizeof(double));
+  w->f_pos = calloc(3 * (size_t)n + 1, sizeof(double));
+  w->f_ori = calloc(4 * (size_t)n + 1, sizeof(double));
+  w->f_vel = calloc(6 * (size_t)n + 1, sizeof(double));
+  w->f_body_sub = calloc((size_t)n + 1, sizeof(int32_t));
+  w->partition.body_subsystem = calloc((size_t)n + 1, sizeof(int));
+  if (!w->v_free || !w->v_new || !w->f_pos || !w->f_ori || !w->f_vel || !w->f_body_sub ||
+      !w->partition.body_subsystem) {
+    snprintf(err, (size_t)errlen, "out of memory");
+    return -1;
+  }
+  w->partition.n_bodies = n;
+  return 0;
+}
+
+void tsr_world_free(TsrWorld *w) {
+  tsr_bodies_free(&w->bodies);
+  tsr_joints_free(&w->joints);
+  tsr_rowset_free(&w->rows);
+  tsr_mlcp_free(&w->mlcp);
+  tsr_solver_free(&w->solver);
+  tsr_partition_free(&w->partition);
+  free(w->v_free);
+  free(w->v_new);
+  free(w->lambda);
+  free(w->index_set);
+  free(w->prev_lambda);
+  free(w->prev_index_set);
+  free(w->f_pos);
+  free(w->f_ori);
+  free(w->f_vel);
+  free(w->f_body_sub);
+  free(w->f_row_type);
+  free(w->f_row_index);
+  free(w->f_row_source);
+  free(w->f_row_body);
+  free(w->f_row_sub);
+  memset(w, 0, sizeof *w);
+}
+
+static int ensure_rows(TsrWorld *w, int m) {
+  if (m <= w->row_cap) return 0;
+  size_t c = (size_t)(m > 2 * w->row_cap ? m : 2 * w->row_cap);
+  if (grow((void **)&w->lambda, c, sizeof(double)) || grow((void **)&w->index_set, c, 1) ||
+      grow((void **)&w->prev_lambda, c, sizeof(double)) || grow((void **)&w->prev_index_set, c, 1) ||
+      grow((void **)&w->f_row_type, c, 1) || grow((void **)&w->f_row_index, c, 1) ||
+      grow((void **)&w->f_row_source, c, sizeof(int32_t)) || grow((void **)&w->f_row_body, 2 * c, sizeof(int32_t)) ||
+      grow((void **)&w->f_row_sub, c, sizeof(int32_t)) || grow((void **)&w->partition.row_subsystem, c, sizeof(int)))
+    return -1;
+  w->row_cap = (int)c;
+  return 0;
+}
+
+// Stage 1. Contact generation arrives with the contact issue; joints-only
+// models have nothing to collide.
+static void collide(TsrWorld *w) { (void)w; }
+
+// Stage 2: rows from joints, in model order.
+static void constrain(TsrWorld *w) {
+  tsr_rowset_clear(&w->rows);
+  tsr_joints_build_rows(&w->joints, w->model, &w->bodies, w->h, &w->rows);
+}
+
+// Stage 3: whole-system solvers see one subsystem holding every moving body.
+static void partition(TsrWorld *w) {
+  TsrPartition *p = &w->partition;
+  int any = 0;
+  for (int k = 0; k < w->bodies.n; k++) {
+    p->body_subsystem[k] = w->bodies.fixed[k] ? -1 : 0;
+    any |= !w->bodies.fixed[k];
+  }
+  p->n_subsystems = any;
+  p->n_rows = w->rows.count;
+  for (int i = 0; i < w->rows.count; i++) p->row_subsystem[i] = 0;
+  p->n_interface_rows = 0;
+}
+
+// Stage 4: assemble the MLCP and solve it, warm-started from the previous
+// step where its rows are the same ones (joint rows keep their order).
+static int solve(TsrWorld *w) {
+  TsrBodies *b = &w->bodies;
+  tsr_bodies_update_inertia(b);
+  tsr_bodies_free_velocity(b, w->model->settings.gravity, w->h, w->v_free);
+  double t0 = now_seconds();
+  if (tsr_mlcp_assemble(&w->rows, b->n, b->inv_mass, b->inv_inertia_world, w->v_free, &w->mlcp)) return -1;
+  w->assemble_seconds = now_seconds() - t0;
+  int m = w->rows.count;
+  if (w->solver_params.warm_start && w->prev_rows == m) {
+    memcpy(w->lambda, w->prev_lambda, (size_t)m * sizeof(double));
+    memcpy(w->index_set, w->prev_index_set, (size_t)m);
+  } else {
+    memset(w->lambda, 0, (size_t)m * sizeof(double));
+    memset(w->index_set, 0, (size_t)m);
+  }
+  memset(&w->solve_stats, 0, sizeof w->solve_stats);
+  w->solve_status = tsr_solver_solve(w->solver, &w->mlcp, &w->partition, w->lambda, w->index_set, &w->solve_stats);
+  memcpy(w->prev_lambda, w->lambda, (size_t)m * sizeof(double));
+  memcpy(w->prev_index_set, w->index_set, (size_t)m);
+  w->prev_rows = m;
+  return w->solve_status < 0 ? -1 : 0;
+}
+
+// Stage 5: v+ = v_free + M^-1 J^T lambda (Eq. 2), then positions (Eq. 6).
+static void integrate(TsrWorld *w) {
+  TsrBodies *b = &w->bodies;
+  memcpy(w->v_new, w->v_free, 6 * (size_t)b->n * sizeof(double));
+  for (int i = 0; i < w->rows.count; i++) {
+    const TsrRow *r = &w->rows.rows[i];
+    double l = w->lambda[i];
+    if (l == 0.0) continue;
+    for (int s = 0; s < 2; s++) {
+      int k = r->body[s];
+      if (k < 0 || b->fixed[k]) continue;
+      const double *J = r->J[s], *Ii = &b->inv_inertia_world[9 * k];
+      double *o = &w->v_new[6 * k];
+      double im = b->inv_mass[k] * l;
+      o[0] += im * J[0], o[1] += im * J[1], o[2] += im * J[2];
+      for (int a = 0; a < 3; a++) o[3 + a] += l * (Ii[3 * a] * J[3] + Ii[3 * a + 1] * J[4] + Ii[3 * a + 2] * J[5]);
+    }
+  }
+  tsr_bodies_integrate(b, w->v_new, w->h);
+}
+
+int tsr_world_step(TsrWorld *w) {
+  TsrStepStats *st = &w->stats;
+  memset(st, 0, sizeof *st);
+  double t0 = now_seconds();
+
+  collide(w);
+  double t1 = now_seconds();
+  constrain(w);
+  if (ensure_rows(w, w->rows.count)) return 1;
+  double t2 = now_seconds();
+  partition(w);
+  double t3 = now_seconds();
+  int failed = solve(w);
+  double t4 = now_seconds();
+  if (!failed) integrate(w);
+  double t5 = now_seconds();
+
+  w->step++;
+  w->time = (double)w->step * w->h;
+  st->collide_seconds = t1 - t0;
+  st->partition_seconds = t3 - t2;
+  st->solve_seconds = t4 - t3;
+  st->step_seconds = t5 - t0;
+  st->coupling_iterations = w->solve_stats.coupling_iterations;
+  st->solver_iterations = w->solve_stats.iterations;
+  st->converged = (uint8_t)(w->solve_stats.converged != 0);
+  st->mlcp_error = w->solve_stats.residual;
+  st->constraint_rows = w->rows.count;
+  st->contacts = 0;
+  st->subsystems = w->solve_stats.subsystems ? w->solve_stats.subsystems : w->partition.n_subsystems;
+  st->interface_rows = w->solve_stats.interface_rows;
+  st->joint_error = tsr_joints_max_error(&w->joints, w->model, &w->bodies);
+  st->penetration = 0.0;
+  if (failed) return 1;
+  w->bad_body = tsr_bodies_find_nonfinite(&w->bodies);
+  return w->bad_body >= 0 ? 2 : 0;
+}
+
+void tsr_world_frame(TsrWorld *w, int initial, TsrFrame *f) {
+  const TsrBodies *b = &w->bodies;
+  memset(f, 0, sizeof *f);
+  f->time = w->time;
+  f->step = w->step;
+  f->n_bodies = b->n;
+  for (int k = 0; k < b->n; k++) {
+    double *p = &w->f_pos[3 * k], *q = &w->f_ori[4 * k], *v = &w->f_vel[6 * k];
+    p[0] = b->x[k].x, p[1] = b->x[k].y, p[2] = b->x[k].z;
+    q[0] = b->q[k].w, q[1] = b->q[k].x, q[2] = b->q[k].y, q[3] = b->q[k].z;
+    v[0] = b->v[k].x, v[1] = b->v[k].y, v[2] = b->v[k].z;
+    v[3] = b->w[k].x, v[4] = b->w[k].y, v[5] = b->w[k].z;
+    w->f_body_sub[k] = b->fixed[k] ? -1 : (initial ? 0 : w->partition.body_subsystem[k]);
+  }
+  f->position = w->f_pos;
+  f->orientation = w->f_ori;
+  f->velocity = w->f_vel;
+  f->body_subsystem = w->f_body_sub;
+  if (initial || !w->model->settings.output.constraints) return;
+  int m = w->rows.count;
+  for (int i = 0; i < m; i++) {
+    const TsrRow *r = &w->rows.rows[i];
+    w->f_row_type[i] = r->type;
+    w->f_row_source[i] = r->source;
+    w->f_row_body[2 * i] = r->body[0];
+    w->f_row_body[2 * i + 1] = r->body[1];
+    w->f_row_sub[i] = w->partition.row_subsystem[i];
+  }
+  tsr_mlcp_index_set(&w->mlcp, w->lambda, w->solver_params.index_tolerance, w->f_row_index);
+  f->n_rows = m;
+  f->row_type = w->f_row_type;
+  f->row_source = w->f_row_source;
+  f->row_body = w->f_row_body;
+  f->row_impulse = w->lambda;
+  f->row_index_set = w->f_row_index;
+  f->row_subsystem = w->f_row_sub;
+}

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// The step pipeline (ARCHITECTURE.md "One step, as data flows"):
+//   collide -> constrain -> partition -> solve -> integrate -> record.
+// tsr_world_step() reads like that table of contents; each stage is timed
+// into the step's statistics.
+#ifndef TSR_WORLD_H
+#define TSR_WORLD_H
+
+#include "dynamics/bodies.h"
+#include "io/run_file.h"
+#include "joints/joints.h"
+#include "mlcp/mlcp.h"
+#include "model/model.h"
+#include "partition/partition.h"
+#include "solvers/solver.h"
+
+typedef struct {
+  const TsrModel *model;
+  double h;
+  long step;              // steps taken
+  double time;            // simulated time
+  TsrBodies bodies;
+  TsrJoints joints;
+  TsrRowSet rows;
+  TsrMlcp mlcp;
+  TsrSolver *solver;
+  TsrSolverParams solver_params;
+  TsrPartition partition;
+  // per-step buffers, grown as needed and reused
+  double *v_free, *v_new;  // [6n]
+  int row_cap;
+  double *lambda;          // [rows] solution of the last step
+  int8_t *index_set;       // [rows]
+  double *prev_lambda;     // warm start: the previous step's solution
+  int8_t *prev_index_set;
+  int prev_rows;
+  // what the last step produced
+  TsrStepStats stats;
+  TsrSolveStats solve_stats;
+  int solve_status;        // solver return of the last step
+  double assemble_seconds; // assembly of A and b in the last step (part of the solve stage)
+  int bad_body;            // body with a non-finite state after the last step, or -1
+  // frame scratch
+  double *f_pos, *f_ori, *f_vel;
+  int32_t *f_body_sub;
+  int8_t *f_row_type, *f_row_index;
+  int32_t *f_row_source, *f_row_body, *f_row_sub;
+} TsrWorld;
+
+// Builds the world at the model's initial state; 0 on success, else a message in err.
+int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen);
+void tsr_world_free(TsrWorld *w);
+
+// One step of length h. Returns 0 on success; 1 when the solver failed (its
+// status in solve_status); 2 when the state became non-finite (bad_body).
+int tsr_world_step(TsrWorld *w);
+
+// The current state as a frame (rows of the last step unless `initial`).
+// The arrays live in the world until the next call.
+void tsr_world_frame(TsrWorld *w, int initial, TsrFrame *f);
+
+#endif

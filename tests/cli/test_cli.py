@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""End-to-end checks of `tessera run` / `tessera check` as a user runs them.
+
+Each check states a contract from ARCHITECTURE.md / OUTPUT.md: exit statuses,
+no output file on bad input, no silent overwrite, --set and --steps/--every
+taking effect, a diverging run stopping with the step and the body named and
+the file kept with complete = 0.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+TESSERA = os.environ["TSR_TESSERA"]
+EXAMPLES = os.environ["TSR_EXAMPLES"]
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def run(*args):
+    p = subprocess.run([TESSERA, *args], capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+FREE_BODY = """format: tessera-model/1
+name: faller
+settings: {step: 0.016666666666666666, steps: 400}
+bodies:
+  - name: rock
+    mass: 1.0
+    shape: {type: sphere, radius: 0.1}
+"""
+
+with tempfile.TemporaryDirectory() as tmp:
+    pend = os.path.join(EXAMPLES, "pendulum.yaml")
+    out = os.path.join(tmp, "p.h5")
+
+    rc, _, err = run("run", pend, "-o", out, "--steps", "30", "--quiet")
+    check(rc == 0, "run pendulum --steps 30 exits 0 (%d: %s)" % (rc, err.strip()))
+    with h5py.File(out, "r") as f:
+        check(f.attrs["complete"] == 1, "complete = 1 after a normal run")
+        check(f["/frames/time"].shape[0] == 31, "31 frames: the initial state and 30 steps")
+        check(f["/stats/step_seconds"].shape[0] == 30, "30 per-step statistics")
+        check(f["/constraints/offset"].shape[0] == 32, "constraint offsets: frames + 1")
+        r = f["/constraints/offset"][:]
+        check(r[1] == 0 and r[2] == 3, "frame 0 has no rows; frame 1 has the ball joint's 3 rows")
+        check(float(f["/frames/time"][-1]) == 30 / 60.0 or abs(f["/frames/time"][-1] - 0.5) < 1e-12, "last frame at t = 0.5 s")
+        check(f["/stats/mlcp_error"][:].max() < 1e-8, "direct-bpp MLCP error below 1e-8 on every step")
+
+    rc, _, err = run("run", pend, "-o", out, "--steps", "5", "--quiet")
+    check(rc == 2 and "exists" in err, "an existing output is not overwritten without --overwrite")
+    rc, _, err = run("run", pend, "-o", out, "--steps", "10", "--every", "5", "--overwrite", "--quiet",
+                     "--set", "bodies.ball.mass=2.5")
+    check(rc == 0, "--overwrite replaces the file")
+    with h5py.File(out, "r") as f:
+        check(f["/frames/time"].shape[0] == 3, "--every 5 over 10 steps writes frames 0, 5, 10")
+        check(abs(f["/model/body_mass"][0] - 2.5) < 1e-15, "--set bodies.ball.mass=2.5 takes effect")
+
+    bad = os.path.join(tmp, "bad.yaml")
+    with open(bad, "w") as fh:
+        fh.write("format: tessera-model/1\nname: bad\nbodies:\n  - name: b\n    mass: -1\n    shape: {type: sphere, radius: 1}\n    colour: red\n")
+    out2 = os.path.join(tmp, "never.h5")
+    rc, _, err = run("run", bad, "-o", out2)
+    check(rc == 2, "a bad model exits 2")
+    check(not os.path.exists(out2), "a bad model leaves no output file")
+    lines = [l for l in err.splitlines() if ": error: " in l]
+    check(len(lines) >= 2 and all(l.startswith(bad + ":") for l in lines),
+          "every problem reported as FILE:LINE:COL: error: (got %r)" % lines)
+
+    notyaml = os.path.join(tmp, "junk.yaml")
+    with open(notyaml, "wb") as fh:
+        fh.write(b"\x00\x01{[: ]]]\n\t- :\n")
+    rc, _, err = run("check", notyaml)
+    check(rc == 2 and err.startswith(notyaml + ":"), "a file that is not YAML: exit 2, located error")
+    rc, _, err = run("check", os.path.join(tmp, "missing.yaml"))
+    check(rc == 2 and "missing.yaml" in err, "a missing model file: exit 2, named")
+    rc, _, err = run("run", pend, "-o", out, "--overwrite", "--solver", "no-such")
+    check(rc == 2, "an unknown --solver: exit 2")
+    rc, _, err = run("run", pend, "-o", out, "--overwrite", "--set", "bodies.bal.mass=1")
+    check(rc == 2 and "ball" in err, "--set naming no body: exit 2 with a suggestion (%s)" % err.strip())
+    rc, out_s, err = run("check", pend)
+    check(rc == 0 and "bodies: 1" in out_s, "check prints a summary")
+
+    faller = os.path.join(tmp, "faller.yaml")
+    with open(faller, "w") as fh:
+        fh.write(FREE_BODY)
+    out3 = os.path.join(tmp, "nan.h5")
+    rc, _, err = run("run", faller, "-o", out3, "--quiet", "--set", "settings.gravity=[0,0,-1e308]")
+    check(rc == 1, "a diverging run exits 1 (got %d)" % rc)
+    check("rock" in err and "step" in err, "the message names the step and the body (%s)" % err.strip())
+    with h5py.File(out3, "r") as f:
+        check(f.attrs["complete"] == 0, "the file of a diverged run says complete = 0")
+        n = f["/frames/time"].shape[0]
+        check(0 < n < 401, "it holds the frames up to the failure (%d)" % n)
+        pos = f["/bodies/position"][: n - 1]
+        check(np.isfinite(pos).all(), "frames before the failing one are finite")
+
+print("%d failed" % len(failures))
+sys.exit(1 if failures else 0)

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""`tessera info` on run files written by writer_soak, and on bad inputs.
+
+    test_info.py WRITER_SOAK      (TSR_TESSERA names the tessera binary)
+
+Every number `info` prints is recomputed here from the file with numpy.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+SOAK = sys.argv[1]
+TESSERA = os.environ["TSR_TESSERA"]
+TMP = os.environ.get("TSR_TEST_TMP", ".")
+failures = []
+
+
+def ensure(cond, msg):
+    if not cond:
+        failures.append(msg)
+        print("FAIL:", msg, file=sys.stderr)
+
+
+def tmp(name):
+    return os.path.join(TMP, f"{name}_{os.getpid()}.h5")
+
+
+def info(*args):
+    return subprocess.run([TESSERA, "info", *args], capture_output=True, text=True)
+
+
+def parse(stdout):
+    out = {}
+    for line in stdout.splitlines():
+        key, sep, value = line.partition(": ")
+        ensure(sep == ": ", f"not a key: value line: {line!r}")
+        out[key] = value
+    return out
+
+
+def test_complete():
+    path = tmp("info")
+    r = subprocess.run([SOAK, path, "--frames", "101", "--bodies", "4"], capture_output=True, text=True)
+    ensure(r.returncode == 0, f"writer_soak: {r.stderr}")
+    r = info(path)
+    ensure(r.returncode == 0, f"info rc {r.returncode}: {r.stderr}")
+    ensure(r.stderr == "", f"info printed on stderr: {r.stderr}")
+    kv = parse(r.stdout)
+    with h5py.File(path, "r") as f:
+        solve = f["/stats/solve_seconds"][:] * 1e3
+        k = f["/stats/coupling_iterations"][:]
+        err = f["/stats/mlcp_error"][:]
+        kmax = int(f.attrs["max_coupling_iterations"])
+        jerr, pen = f["/stats/joint_error"][:].max(), f["/stats/penetration"][:].max()
+    ensure(kv.get("model") == "synth", f"model: {kv.get('model')}")
+    ensure(kv.get("complete") == "yes", "complete")
+    ensure(kv.get("frames") == "101" and kv.get("steps") == "100", f"frames/steps {kv}")
+    ensure(kv.get("solver") == "schur-bpp", "solver")
+    ensure(kv.get("solve ms") == f"mean {solve.mean():.3f} median {np.median(solve):.3f} max {solve.max():.3f}",
+           f"solve ms: {kv.get('solve ms')}")
+    ensure(kv.get("coupling iterations", "").startswith(
+        f"mean {k.mean():.2f} ({100.0 * np.mean(k >= kmax):.1f}% at k_max"), f"coupling: {kv.get('coupling iterations')}")
+    ensure(kv.get("mlcp error") == f"mean {err.mean():.3g} median {np.median(err):.3g} max {err.max():.3g}",
+           f"mlcp error: {kv.get('mlcp error')}")
+    ensure(kv.get("max joint error") == f"{jerr:.3g} m", "max joint error")
+    ensure(kv.get("max penetration") == f"{pen:.3g} m", "max penetration")
+    r = info(path, "--json")
+    ensure(r.returncode == 0, "info --json rc")
+    j = json.loads(r.stdout)
+    ensure(j["frames"] == 101 and j["steps"] == 100 and j["complete"] is True, f"json {j}")
+    ensure(abs(j["solve_ms_median"] - np.median(solve)) < 1e-12, "json median")
+    ensure(abs(j["mlcp_error_mean"] - err.mean()) < 1e-20, "json mlcp mean")
+    os.unlink(path)
+
+
+def test_incomplete():
+    path = tmp("info_incomplete")
+    subprocess.run([SOAK, path, "--frames", "30", "--incomplete"], capture_output=True, check=True)
+    r = info(path)
+    ensure(r.returncode == 0, "info on incomplete file")
+    ensure(parse(r.stdout).get("complete") == "no", "complete: no")
+    ensure("run did not finish: file holds 30 frames" in r.stderr, f"warning: {r.stderr!r}")
+    os.unlink(path)
+
+
+def test_bad_inputs():
+    def refused(args, what):
+        r = info(*args)
+        ensure(r.returncode == 2, f"{what}: rc {r.returncode}, expected 2")
+        ensure(r.stderr.startswith("tessera: error: "), f"{what}: stderr {r.stderr!r}")
+        ensure(r.stdout == "", f"{what}: printed {r.stdout!r}")
+        return r.stderr
+
+    refused([], "no file")
+    refused([tmp("missing")], "missing file")
+    refused(["a.h5", "b.h5"], "two files")
+    refused(["--bogus", "a.h5"], "unknown option")
+    junk = tmp("junk")
+    with open(junk, "wb") as fh:
+        fh.write(os.urandom(5000))
+    ensure("not an HDF5 file" in refused([junk], "random bytes"), "random bytes message")
+    with h5py.File(junk, "w") as f:
+        f["x"] = np.arange(3)
+    ensure("not a Tessera run file" in refused([junk], "foreign HDF5"), "foreign HDF5 message")
+    # A run file cut short, and one with a dataset removed: an error, never a crash.
+    path = tmp("info_cut")
+    subprocess.run([SOAK, path, "--frames", "200", "--bodies", "50"], capture_output=True, check=True)
+    data = open(path, "rb").read()
+    with open(junk, "wb") as fh:
+        fh.write(data[: len(data) // 2])
+    refused([junk], "truncated run file")
+    with h5py.File(path, "r+") as f:
+        del f["/stats/solve_seconds"]
+    ensure("lacks /stats/solve_seconds" in refused([path], "damaged run file"), "damaged message")
+    os.unlink(path)
+    os.unlink(junk)
+    ensure(refused([TMP], "a directory") != "", "directory")
+
+
+for t in (test_complete, test_incomplete, test_bad_inputs):
+    before = len(failures)
+    t()
+    print(("ok   " if len(failures) == before else "FAIL ") + t.__name__, file=sys.stderr)
+sys.exit(1 if failures else 0)

@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: MIT
+// Loader, negative cases: one model per class of error, with the exact
+// messages expected ("FILE:LINE:COL: error: WHAT", the mark pointing at the
+// offending node), all problems of a model reported in one pass, in file
+// order. Also: unreadable files, --set overrides that are wrong, the error
+// cap, and robustness against mangled input.
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "tsr_test.h"
+
+typedef struct {
+  const char *name;
+  const char *yaml;
+  const char *sets[4];
+  const char *expect[8];
+} Case;
+
+// Each case's messages, in order. Regenerate with care: every line below
+// was checked by hand to point at the right node.
+static const Case cases[] = {
+    {"unknown_key",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - name: box\n"
+      "    mas: 1\n"
+      "    shape: {type: sphere, radius: 1}\n",
+      {NULL},
+      {"m.yaml:4:5: error: body 'box': missing required key 'mass' (or 'density'): a moving body needs one",
+       "m.yaml:5:5: error: body 'box': unknown key 'mas' in a body (did you mean 'mass'?)"}},
+    {"unknown_key_nosugg",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "foo: 1\n",
+      {NULL},
+      {"m.yaml:3:1: error: unknown key 'foo' in the model"}},
+    {"wrong_type",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "settings:\n"
+      "  steps: [1]\n"
+      "  solver: {warm_start: 3}\n"
+      "bodies:\n"
+      "  - {name: b, mass: heavy, shape: {type: sphere, radius: \"1\"}}\n",
+      {NULL},
+      {"m.yaml:4:10: error: settings: steps: expected an integer, got a sequence",
+       "m.yaml:5:24: error: settings.solver: warm_start: expected true or false, got a number",
+       "m.yaml:7:21: error: body 'b': mass: expected a number, got a string 'heavy'",
+       "m.yaml:7:58: error: body 'b': radius: expected a number, got a string '1'"}},
+    {"missing",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: b}\n"
+      "joints:\n"
+      "  - {name: j}\n",
+      {NULL},
+      {"m.yaml:4:5: error: body 'b': missing required key 'shape'",
+       "m.yaml:4:5: error: body 'b': missing required key 'mass' (or 'density'): a moving body needs one",
+       "m.yaml:6:5: error: joint 'j': missing required key 'type'",
+       "m.yaml:6:5: error: joint 'j': missing required key 'bodies'"}},
+    {"missing_top",
+      "settings: {step: 0.1}\n",
+      {NULL},
+      {"m.yaml:1:1: error: missing required key 'format'",
+       "m.yaml:1:1: error: missing required key 'name'"}},
+    {"format",
+      "format: tessera-model/2\n"
+      "name: x\n",
+      {NULL},
+      {"m.yaml:1:9: error: format: expected 'tessera-model/1', got 'tessera-model/2'"}},
+    {"negative",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: a, mass: -1, shape: {type: sphere, radius: 1}}\n"
+      "  - {name: b, density: 0, shape: {type: sphere, radius: 1}}\n"
+      "  - {name: c, mass: 1, shape: {type: sphere, radius: -2}}\n",
+      {NULL},
+      {"m.yaml:4:21: error: body 'a': mass must be positive, got -1",
+       "m.yaml:5:24: error: body 'b': density must be positive, got 0",
+       "m.yaml:6:54: error: body 'c': radius must be positive, got -2"}},
+    {"nonfinite",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "settings: {step: .nan, gravity: [0, .inf, -1e999]}\n",
+      {NULL},
+      {"m.yaml:3:18: error: settings: step: non-finite number .nan",
+       "m.yaml:3:37: error: settings: gravity: non-finite number .inf",
+       "m.yaml:3:43: error: settings: gravity: non-finite number -1e999"}},
+    {"unknown_body",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: j, type: ball, bodies: [bx, \"lnk[0]\"], anchor: [0, 0, 0]}\n",
+      {NULL},
+      {"m.yaml:7:36: error: joint 'j': unknown body 'bx' (did you mean 'box'?)",
+       "m.yaml:7:40: error: joint 'j': unknown body 'lnk' in 'lnk[0]' (did you mean 'link'?)"}},
+    {"index_range",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: j, count: 5, type: ball, bodies: [\"link[i]\", \"link[i+1]\"], anchor: [0, 0, 0]}\n"
+      "  - {name: k, count: 2, type: ball, bodies: [\"link[i-1]\", \"link[5]\"], anchor: [0, 0, 0]}\n",
+      {NULL},
+      {"m.yaml:7:57: error: joint 'j': index out of range in 'link[i+1]': at i = 4 it is 5, but link has elements 0..4",
+       "m.yaml:8:46: error: joint 'k': index out of range in 'link[i-1]': at i = 0 it is -1, but link has elements 0..4",
+       "m.yaml:8:59: error: joint 'k': index out of range in 'link[5]': link has 5 elements (0..4)"}},
+    {"duplicates",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "materials:\n"
+      "  - {name: steel}\n"
+      "  - {name: steel}\n"
+      "bodies:\n"
+      "  - {name: a, mass: 1, shape: {type: sphere, radius: 1}}\n"
+      "  - {name: a, count: 2, mass: 1, shape: {type: sphere, radius: 1}}\n"
+      "joints:\n"
+      "  - {name: j, type: ball, bodies: [world, a], anchor: [0, 0, 0]}\n"
+      "  - {name: j, type: ball, bodies: [world, a], anchor: [0, 0, 0]}\n",
+      {NULL},
+      {"m.yaml:5:12: error: duplicate material name 'steel' (first defined at line 4, column 12)",
+       "m.yaml:8:12: error: duplicate body name 'a' (first defined at line 7, column 12)",
+       "m.yaml:11:12: error: duplicate joint name 'j' (first defined at line 10, column 12)"}},
+    {"quat_zero",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: a, mass: 1, shape: {type: sphere, radius: 1}, orientation: [0, 0, 0, 0]}\n",
+      {NULL},
+      {"m.yaml:4:71: error: body 'a': orientation: quaternion [0, 0, 0, 0] cannot be normalised"}},
+    {"universal",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: u, type: universal, bodies: [box, \"link[0]\"], anchor: [0, 0, 0], axes: [[1, 0, 0], [1, 1, 0]]}\n",
+      {NULL},
+      {"m.yaml:7:83: error: joint 'u': axes: universal joint axes must be perpendicular (they are 45 degrees apart)"}},
+    {"plane_moving",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: floor, mass: 1, shape: {type: plane, normal: [0, 0, 1]}}\n",
+      {NULL},
+      {"m.yaml:4:35: error: body 'floor': a plane is only allowed on a fixed body (add 'fixed: true')"}},
+    {"zero_axis",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "  - {name: g, fixed: true, shape: {type: plane, normal: [0, 0, 0]}}\n"
+      "joints:\n"
+      "  - {name: h, type: hinge, bodies: [box, world], anchor: [0, 0, 0], axis: [0, 0, 0]}\n",
+      {NULL},
+      {"m.yaml:6:57: error: body 'g': normal: zero-length axis vector",
+       "m.yaml:8:75: error: joint 'h': axis: zero-length axis vector"}},
+    {"enums",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "settings:\n"
+      "  solver: {type: schur-bp}\n"
+      "  partitioning: {method: metis}\n"
+      "bodies:\n"
+      "  - {name: a, mass: 1, shape: {type: sphere, radius: 1}}\n"
+      "  - {name: b, mass: 1, shape: {type: cube, size: [1, 1, 1]}}\n"
+      "joints:\n"
+      "  - {name: j, type: balll, bodies: [a, b]}\n",
+      {NULL},
+      {"m.yaml:4:18: error: settings.solver: unknown solver type 'schur-bp' (did you mean 'schur-bpp'?); expected one of: direct-bpp, pgs, pgs-sm, schur-bpp, schur-pgs-sm, fbic",
+       "m.yaml:5:26: error: settings.partitioning: unknown partition method 'metis'; expected one of: semantic, mindp, none",
+       "m.yaml:8:38: error: body 'b': unknown shape type 'cube'; expected one of: sphere, box, capsule, cylinder, plane, compound",
+       "m.yaml:10:21: error: joint 'j': unknown joint type 'balll' (did you mean 'ball'?); expected one of: ball, hinge, universal, prismatic, fixed, cable, distance"}},
+    {"count",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: a, count: 0, mass: 1, shape: {type: sphere, radius: 1}}\n",
+      {NULL},
+      {"m.yaml:4:22: error: body 'a': count must be at least 1, got 0"}},
+    {"limits",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: h, type: hinge, bodies: [box, world], anchor: [0, 0, 0], axis: [0, 0, 1], limits: [1, -1]}\n",
+      {NULL},
+      {"m.yaml:7:94: error: joint 'h': limits: lower limit 1 is greater than upper limit -1"}},
+    {"material",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "materials:\n"
+      "  - {name: steel}\n"
+      "bodies:\n"
+      "  - {name: a, mass: 1, material: stel, shape: {type: sphere, radius: 1}}\n",
+      {NULL},
+      {"m.yaml:6:34: error: body 'a': unknown material 'stel' (did you mean 'steel'?)"}},
+    {"empty",
+      "",
+      {NULL},
+      {"m.yaml:1:1: error: empty model file"}},
+    {"comments",
+      "# nothing here\n"
+      "\n",
+      {NULL},
+      {"m.yaml:1:1: error: empty model file"}},
+    {"notyaml",
+      "format: tessera-model/1\n"
+      "name: [unclosed\n"
+      "bodies: 3\n",
+      {NULL},
+      {"m.yaml:3:7: error: not valid YAML: did not find expected ',' or ']' (while parsing a flow sequence at line 2, column 7)"}},
+    {"root_seq",
+      "- format: tessera-model/1\n",
+      {NULL},
+      {"m.yaml:1:1: error: a model must be a mapping of keys (format, name, settings, bodies, ...), got a sequence"}},
+    {"dupkeys",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "name: again\n"
+      "settings: {step: 0.1, step: 0.2}\n",
+      {NULL},
+      {"m.yaml:3:1: error: duplicate key 'name' (first given at 2:1)",
+       "m.yaml:4:23: error: duplicate key 'step' (first given at 4:12)"}},
+    {"multi_doc",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "---\n"
+      "format: tessera-model/1\n",
+      {NULL},
+      {"m.yaml:3:1: error: a model file holds one YAML document; found a second one here"}},
+    {"nomoving",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: g, fixed: true, shape: {type: sphere, radius: 1}}\n"
+      "  - {name: b, mass: 1, shape: {type: sphere, radius: 1}}\n"
+      "joints:\n"
+      "  - {name: j, type: ball, bodies: [world, g], anchor: [0, 0, 0]}\n"
+      "  - {name: k, type: ball, bodies: [b, b], anchor: [0, 0, 0]}\n",
+      {NULL},
+      {"m.yaml:7:35: error: joint 'j': joint connects no moving body (world and body 'g' are fixed)",
+       "m.yaml:8:35: error: joint 'k': joint connects body 'b' to itself"}},
+    {"compound",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - name: a\n"
+      "    mass: 1\n"
+      "    shape:\n"
+      "      type: compound\n"
+      "      parts:\n"
+      "        - {type: compound, parts: []}\n"
+      "        - {type: plane, normal: [0, 0, 1]}\n",
+      {NULL},
+      {"m.yaml:9:18: error: body 'a': a compound part cannot itself be a compound",
+       "m.yaml:10:18: error: body 'a': a plane cannot be part of a compound"}},
+    {"both",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "settings: {duration: 1, steps: 5}\n"
+      "bodies:\n"
+      "  - {name: a, mass: 1, density: 2, shape: {type: sphere, radius: 1}}\n",
+      {NULL},
+      {"m.yaml:3:32: error: settings: give either 'duration' or 'steps', not both",
+       "m.yaml:5:33: error: body 'a': give either 'mass' or 'density', not both"}},
+    {"refs",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: a, type: ball, bodies: [link, box], anchor: [0, 0, 0]}\n"
+      "  - {name: b, type: ball, bodies: [\"box[0]\", world], anchor: [0, 0, 0]}\n"
+      "  - {name: c, type: ball, bodies: [\"link[i]\", world], anchor: [0, 0, 0]}\n"
+      "  - {name: d, type: ball, bodies: [\"link[j]\", world], anchor: [0, 0, 0]}\n",
+      {NULL},
+      {"m.yaml:7:36: error: joint 'a': 'link' is an array of 5 bodies; name one element, e.g. 'link[0]' or 'link[i]'",
+       "m.yaml:8:36: error: joint 'b': 'box' is a single body, not an array: write 'box' without an index",
+       "m.yaml:9:36: error: joint 'c': 'link[i]' uses i, which needs 'count' on the joint",
+       "m.yaml:10:36: error: joint 'd': bad body reference 'link[j]': expected NAME, NAME[K], NAME[i], NAME[i+K] or NAME[i-K]"}},
+    {"nonscalar_key",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "? [a, b]\n"
+      ": 1\n",
+      {NULL},
+      {"m.yaml:3:3: error: mapping keys must be plain words, not a sequence or mapping"}},
+    {"set_0",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+      {"bodies.box.mas=1"},
+      {"--set bodies.box.mas=1:1:12: error: body 'box': unknown key 'mas' in a body (did you mean 'mass'?)"}},
+    {"set_1",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+      {"bodies.bx.mass=2"},
+      {"--set: error: bodies.bx.mass=2: no body named 'bx' (did you mean 'box'?)"}},
+    {"set_2",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+      {"settings.solver.type=pg"},
+      {"--set settings.solver.type=pg:1:22: error: settings.solver: unknown solver type 'pg' (did you mean 'pgs'?); expected one of: direct-bpp, pgs, pgs-sm, schur-bpp, schur-pgs-sm, fbic"}},
+    {"set_3",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+      {"bodies.link.mass=-1"},
+      {"--set bodies.link.mass=-1:1:18: error: body 'link': mass must be positive, got -1"}},
+    {"set_4",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+      {"nokey"},
+      {"--set: error: 'nokey': expected KEY=VALUE, e.g. settings.step=0.01"}},
+    {"set_5",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+      {"bodies.link[2].mass=1"},
+      {"--set: error: bodies.link[2].mass=1: cannot override one element of the array 'link'; bodies.link.FIELD changes every element"}},
+    {"set_6",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+      {"joints.tp.damping=1"},
+      {"--set: error: joints.tp.damping=1: no joint named 'tp' (did you mean 'top'?)"}},
+    {"set_7",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+      {"settings.gravity=[0, 0"},
+      {"--set settings.gravity=[0, 0:1:23: error: not valid YAML: did not find expected ',' or ']' (while parsing a flow sequence at line 1, column 18)"}},
+    {"set_8",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+      {"bodies.box.shape.size=[1,1]"},
+      {"--set bodies.box.shape.size=[1,1]:1:23: error: body 'box': size: expected a sequence of 3 numbers [x, y, z], got 2 items"}},
+    {"set_9",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+      {"bodies.box.mass.x=1"},
+      {"--set: error: bodies.box.mass.x=1: 'mass' is a number, not a mapping with keys"}},
+    {"set_10",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+      {"materials.steel.friction=1"},
+      {"--set: error: materials.steel.friction=1: no material named 'steel'"}},
+    {"set_11",
+      "format: tessera-model/1\n"
+      "name: t\n"
+      "bodies:\n"
+      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+      "joints:\n"
+      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+      {"settings.step=.inf", "name="},
+      {"--set name=:1:6: error: name: expected a string, got null (an empty value)",
+       "--set settings.step=.inf:1:15: error: settings: step: non-finite number .inf"}},
+};
+
+static void print_diag(const TsrDiag *d) {
+  for (int i = 0; i < d->count; i++) fprintf(stderr, "    got: %s\n", d->messages[i]);
+}
+
+static void test_cases(void) {
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    const Case *c = &cases[k];
+    int n_sets = 0, n_expect = 0;
+    while (n_sets < 4 && c->sets[n_sets]) n_sets++;
+    while (n_expect < 8 && c->expect[n_expect]) n_expect++;
+    TsrModel m;
+    TsrDiag d;
+    tsr_diag_init(&d);
+    int r = tsr_model_load_string("m.yaml", c->yaml, strlen(c->yaml), c->sets, n_sets, &m, &d);
+    int before = tsr_test_failures;
+    ENSURE_MSG(r != 0, "case %s loaded", c->name);
+    ENSURE_MSG(m.bodies == NULL && m.name == NULL && m.n_bodies == 0, "case %s: model not zeroed", c->name);
+    ENSURE_MSG(d.count == n_expect, "case %s: %d messages, expected %d", c->name, d.count, n_expect);
+    for (int i = 0; i < n_expect && i < d.count; i++)
+      ENSURE_MSG(strcmp(d.messages[i], c->expect[i]) == 0, "case %s:\n    want: %s\n    got:  %s", c->name,
+                 c->expect[i], d.messages[i]);
+    if (tsr_test_failures != before) print_diag(&d);
+    tsr_diag_free(&d);
+  }
+}
+
+static void test_cannot_open(void) {
+  TsrModel m;
+  TsrDiag d;
+  tsr_diag_init(&d);
+  ENSURE(tsr_model_load("/nonexistent/model.yaml", NULL, 0, &m, &d) != 0);
+  ENSURE(d.count == 1);
+  if (d.count == 1)
+    ENSURE_MSG(strcmp(d.messages[0], "/nonexistent/model.yaml: error: cannot open: No such file or directory") == 0,
+               "%s", d.messages[0]);
+  tsr_diag_free(&d);
+  ENSURE(d.count == 0 && d.messages == NULL);
+}
+
+static void test_diag_format(void) {
+  TsrDiag d;
+  tsr_diag_init(&d);
+  TsrMark mk = {42, 7};
+  tsr_diag_error(&d, "model.yaml", &mk, "negative mass %g", -1.0);
+  tsr_diag_error(&d, "model.yaml", NULL, "cannot open: %s", "denied");
+  ENSURE(d.count == 2);
+  ENSURE(strcmp(d.messages[0], "model.yaml:42:7: error: negative mass -1") == 0);
+  ENSURE(strcmp(d.messages[1], "model.yaml: error: cannot open: denied") == 0);
+  tsr_diag_free(&d);
+}
+
+// A model with a thousand bad bodies stops at a bounded number of messages.
+static void test_error_cap(void) {
+  size_t cap = 1 << 20, len = 0;
+  char *text = malloc(cap);
+  len += (size_t)snprintf(text, cap, "format: tessera-model/1\nname: t\nbodies:\n");
+  for (int i = 0; i < 1000; i++)
+    len += (size_t)snprintf(text + len, cap - len, "  - {name: b%d, mass: -1, shape: {type: sphere, radius: 1}}\n", i);
+  TsrModel m;
+  TsrDiag d;
+  tsr_diag_init(&d);
+  ENSURE(tsr_model_load_string("big.yaml", text, len, NULL, 0, &m, &d) != 0);
+  ENSURE(d.count > 100 && d.count <= 200);
+  if (d.count > 0) ENSURE(strstr(d.messages[d.count - 1], "too many errors") != NULL);
+  if (d.count > 0)
+    ENSURE_MSG(strcmp(d.messages[0], "big.yaml:4:22: error: body 'b0': mass must be positive, got -1") == 0, "%s",
+               d.messages[0]);
+  tsr_diag_free(&d);
+  free(text);
+}
+
+// Anchors and aliases are plain YAML and work; a self-multiplying alias
+// bomb is refused instead of eating memory.
+static void test_aliases(void) {
+  const char *ok =
+      "format: tessera-model/1\nname: t\n"
+      "bodies:\n"
+      "  - {name: a, mass: 1, shape: &ball {type: sphere, radius: 0.5}}\n"
+      "  - {name: b, mass: 2, shape: *ball}\n";
+  TsrModel m;
+  TsrDiag d;
+  tsr_diag_init(&d);
+  ENSURE(tsr_model_load_string("a.yaml", ok, strlen(ok), NULL, 0, &m, &d) == 0);
+  print_diag(&d);
+  if (d.count == 0) {
+    ENSURE(m.n_shapes == 2 && m.shapes[1].params[0] == 0.5 && m.shapes[1].body == 1);
+    tsr_model_free(&m);
+  }
+  tsr_diag_free(&d);
+  char bomb[2048];
+  int n = snprintf(bomb, sizeof bomb, "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+  for (int i = 1; i < 12; i++)
+    n += snprintf(bomb + n, sizeof bomb - (size_t)n, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i,
+                  i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+  tsr_diag_init(&d);
+  ENSURE(tsr_model_load_string("bomb.yaml", bomb, (size_t)n, NULL, 0, &m, &d) != 0);
+  ENSURE(d.count == 1 && strstr(d.messages[0], "too many YAML nodes") != NULL);
+  print_diag(&d);
+  tsr_diag_free(&d);
+}
+
+// Mangled variants of a valid model (bytes changed, dropped, truncated) must
+// never crash or leak; each either loads or reports at least one error.
+static void test_mangled(void) {
+  static const char rich[] =
+      "format: tessera-model/1\nname: r\n"
+      "settings: {step: 0.01, steps: 10, solver: {type: pgs}, partitioning: {method: none}}\n"
+      "materials: [{name: steel, friction: 0.3}]\n"
+      "material_pairs: [{materials: [steel, steel], friction: 0.2}]\n"
+      "bodies:\n"
+      "  - {name: g, fixed: true, shape: {type: plane, normal: [0, 0, 1]}}\n"
+      "  - name: l\n    count: 4\n    mass: 1\n    shape: {type: capsule, radius: 0.1, length: 0.3}\n"
+      "    stride: {position: [0, 0, -0.5]}\n    group_every: 2\n"
+      "  - {name: c, density: 2, shape: {type: compound, parts: [{type: box, size: [1, 1, 1]},"
+      " {type: sphere, radius: 1, position: [1, 0, 0], orientation: {axis: [0, 1, 0], angle_deg: 30}}]}}\n"
+      "joints:\n"
+      "  - {name: u, count: 3, type: universal, bodies: [\"l[i]\", \"l[i+1]\"], anchor: [0, 0, 0],"
+      " stride: {anchor: [0, 0, -0.5]}, axes: [[1, 0, 0], [0, 1, 0]]}\n"
+      "  - {name: h, type: hinge, bodies: [world, c], anchor: [0, 0, 0], axis: [0, 0, 1], limits: [-1, 1],"
+      " motor: {speed: 1, max_torque: 2}}\n"
+      "  - {name: d, type: distance, bodies: [c, \"l[0]\"], anchors: [[0, 0, 0], [0, 0, 1]], unilateral: true}\n"
+      "  - {name: k, type: cable, bodies: [c, \"l[3]\"], anchor: [0, 0, 0], compliance: {bend: 1.0e-3}}\n";
+  size_t len = sizeof rich - 1;
+  TsrModel m;
+  TsrDiag d;
+  tsr_diag_init(&d);
+  ENSURE(tsr_model_load_string("rich.yaml", rich, len, NULL, 0, &m, &d) == 0);
+  print_diag(&d);
+  tsr_model_free(&m);
+  tsr_diag_free(&d);
+  static const char alphabet[] = " :-[]{},\n\"'&*#!|>0123456789.eixyz";
+  char *buf = malloc(len + 1);
+  uint32_t seed = 12345;
+  int loaded = 0, rejected = 0;
+  for (int trial = 0; trial < 3000; trial++) {
+    memcpy(buf, rich, len);
+    size_t n = len;
+    int edits = 1 + trial % 4;
+    for (int e = 0; e < edits; e++) {
+      seed = seed * 1664525u + 1013904223u;
+      size_t pos = (seed >> 8) % n;
+      seed = seed * 1664525u + 1013904223u;
+      switch (trial % 3) {
+        case 0:
+          buf[pos] = alphabet[(seed >> 8) % (sizeof alphabet - 1)];
+          break;
+        case 1:
+          memmove(buf + pos, buf + pos + 1, n - pos - 1);
+          n--;
+          break;
+        default:
+          n = pos + 1;  // truncate
+          break;
+      }
+    }
+    tsr_diag_init(&d);
+    int r = tsr_model_load_string("x.yaml", buf, n, NULL, 0, &m, &d);
+    if (r == 0) {
+      loaded++;
+      ENSURE(d.count == 0);
+      tsr_model_free(&m);
+    } else {
+      rejected++;
+      ENSURE(d.count > 0);
+      for (int i = 0; i < d.count; i++) ENSURE(strncmp(d.messages[i], "x.yaml", 6) == 0);
+    }
+    tsr_diag_free(&d);
+  }
+  free(buf);
+  fprintf(stderr, "  mangled models: %d loaded, %d rejected\n", loaded, rejected);
+  ENSURE(rejected > 1000);
+}
+
+int main(void) {
+  RUN_TEST(test_cases);
+  RUN_TEST(test_cannot_open);
+  RUN_TEST(test_diag_format);
+  RUN_TEST(test_error_cap);
+  RUN_TEST(test_aliases);
+  RUN_TEST(test_mangled);
+  return TSR_TEST_RESULT();
+}

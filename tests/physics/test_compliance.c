@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// A compliant joint under a static load stretches by compliance x load
+// (ARCHITECTURE.md: the SPOOK mapping of joints/spook.h). A 10 kg body hangs
+// from the world by a ball joint (and, separately, a distance joint) of
+// compliance eps; at rest the joint carries m g and must stretch by eps m g,
+// whatever the step h and the damping d. Once the transient has decayed (its
+// per-step factor is sqrt(4d/(1+4d)) < 1) the match is to round-off; 0.1% is
+// a generous tolerance.
+#include "sim_helpers.h"
+#include "tsr_test.h"
+
+static double settled_stretch(const char *type, double eps, double h, double d) {
+  char yaml[2048];
+  const char *extra = !strcmp(type, "distance") ? "    anchors: [[0, 0, 0], [0, 0, -0.5]]\n" : "    anchor: [0, 0, 0]\n";
+  snprintf(yaml, sizeof yaml,
+           "format: tessera-model/1\n"
+           "name: spring\n"
+           "settings: {step: %.17g, duration: 6.0}\n"
+           "bodies:\n"
+           "  - name: weight\n"
+           "    mass: 10.0\n"
+           "    shape: {type: sphere, radius: 0.1}\n"
+           "    position: [0, 0, -0.5]\n"
+           "joints:\n"
+           "  - name: j\n"
+           "    type: %s\n"
+           "    bodies: [world, weight]\n"
+           "%s"
+           "    compliance: %.17g\n"
+           "    damping: %.17g\n",
+           h, type, extra, eps, d);
+  TsrModel m;
+  TsrWorld w;
+  tsr_test_world(yaml, NULL, 0, &m, &w);
+  while (w.step < m.settings.steps) ENSURE(tsr_world_step(&w) == 0);
+  double s = -0.5 - w.bodies.x[0].z;
+  tsr_test_world_free(&m, &w);
+  return s;
+}
+
+static void test_static_stretch(void) {
+  const double F = 10.0 * 9.81;
+  const char *types[] = {"ball", "distance"};
+  const double eps[] = {1e-5, 1e-7};
+  const double hs[] = {1.0 / 60, 1.0 / 240};
+  const double ds[] = {2.0, 0.5};
+  for (int t = 0; t < 2; t++)
+    for (int e = 0; e < 2; e++)
+      for (int k = 0; k < 2; k++) {
+        double s = settled_stretch(types[t], eps[e], hs[k], ds[k]);
+        fprintf(stderr, "%-8s eps %.0e h %.4f d %.1f: stretch %.6e m, eps F = %.6e m\n", types[t], eps[e], hs[k],
+                ds[k], s, eps[e] * F);
+        ENSURE(fabs(s - eps[e] * F) < 1e-3 * eps[e] * F);
+      }
+}
+
+int main(void) {
+  RUN_TEST(test_static_stretch);
+  return TSR_TEST_RESULT();
+}
