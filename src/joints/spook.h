@@ -7,17 +7,20 @@
 //
 //   J v+ + C lambda + a g - beta J v = w,   C = 4 eps / (h^2 (1 + 4 d)),
 //                                           a = 4 / (h (1 + 4 d)),
-//                                           beta = 4 d / (1 + 4 d),
+//                                           beta = 1 / (1 + 4 d),
 //
 // with lambda an impulse (N s). This is seed 000 Eq. 3 with phi/h = a g and
 // w0 = beta J v. Derivation of the C that makes eps a physical compliance: at
 // rest (v = v+ = 0) a static force F gives lambda = F h, and the row reads
 // C F h + a g = 0, i.e. g = -C h F / a = -(4 eps / (h^2 (1+4d))) h F h (1+4d) / 4
 // = -eps F: the joint stretches by compliance x load, independent of h and d
-// (tests/physics/test_compliance.c). d sets how fast a violation decays:
-// the error dynamics g_{k+1} = (1 - 4/(1+4d)) g_k + beta h (J v)_k have
-// eigenvalues of modulus sqrt(beta) < 1 for any d > 0, critically damped near
-// d = 2, the default.
+// (tests/physics/test_compliance.c). d sets how fast a violation decays: for
+// a stiff row (eps -> 0) the error dynamics, with z = h J v,
+//   z_{k+1} = -4 beta g_k + beta z_k,   g_{k+1} = g_k + z_{k+1},
+// have characteristic polynomial x^2 - (1 - 3 beta) x + beta: both roots
+// inside the unit circle for every d > 0, and for d = 2 (beta = 1/9, the
+// default) a double root at 1/3, critically damped: a violation or an
+// inconsistent velocity dies out in a few steps without overshoot.
 //
 // Unilateral rows (limits, slack ropes, contact) that are not violated
 // (g >= 0) use the speculative form J v+ + g/h = w: the bodies may close the
@@ -31,7 +34,7 @@ static inline double tsr_spook_compliance(double eps, double d, double h) { retu
 // for a unilateral row that is not violated.
 static inline double tsr_spook_rhs(double g, double Jv, double d, double h, int unilateral) {
   if (unilateral && g >= 0.0) return g / h;
-  return 4.0 * g / (h * (1.0 + 4.0 * d)) - 4.0 * d / (1.0 + 4.0 * d) * Jv;
+  return (4.0 * g / h - Jv) / (1.0 + 4.0 * d);
 }
 
 #endif
