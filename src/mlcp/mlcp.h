@@ -58,6 +58,7 @@ typedef struct {
   double *lo, *hi;       // [m]
   int symmetric;         // 1 when A = A^T (exactly, by construction)
   int cap_nnz, cap_m;    // allocated sizes (the struct is reused step to step)
+  void *work;            // scratch of tsr_mlcp_assemble, owned (freed by tsr_mlcp_free)
 } TsrMlcp;
 
 void tsr_mlcp_init(TsrMlcp *p);
@@ -81,13 +82,34 @@ void tsr_mlcp_slack(const TsrMlcp *p, const double *lambda, double *w);
 //   r_i = max(|min(lambda_i - lo_i, w_l)|, |min(hi_i - lambda_i, w_u)|).
 double tsr_mlcp_residual(const TsrMlcp *p, const double *lambda, double *r);
 
+// As tsr_mlcp_residual without allocating: w [m] receives the slack A lambda + b.
+double tsr_mlcp_residual_ws(const TsrMlcp *p, const double *lambda, double *w, double *r);
+
 // Classifies each row as free / at lower / at upper bound (Eq. 12) with
-// tolerance eta relative to the bound's magnitude.
+// tolerance eta relative to the bound's magnitude: tight when within
+// eta * max(|bound|, ||lambda||_inf) of it (the second term keeps the test
+// scale-free for zero bounds). Rows with lo == hi are at lower.
 void tsr_mlcp_index_set(const TsrMlcp *p, const double *lambda, double eta, int8_t *index_set);
 
 // Reads one problem in the Siconos numerics text format (LCP, MLCP or Relay
 // file types; see src/mlcp/siconos_io.c for what is read). Returns 0 on
 // success, or -1 with a message in err (size errlen).
 int tsr_mlcp_read_siconos(const char *path, TsrMlcp *out, char *err, size_t errlen);
+
+// Problem kinds of the Siconos reader. AUTO picks one from the path: a folder
+// named LCP, MLCP or Relay, or a name ending in `_mlcp.dat` / starting `lcp_`.
+enum { TSR_SICONOS_AUTO = 0, TSR_SICONOS_LCP, TSR_SICONOS_MLCP, TSR_SICONOS_RELAY };
+// As tsr_mlcp_read_siconos with the kind given (TSR_SICONOS_*).
+int tsr_mlcp_read_siconos_as(const char *path, int kind, TsrMlcp *out, char *err, size_t errlen);
+// Kind tsr_mlcp_read_siconos would use for `path` (TSR_SICONOS_AUTO when unknown).
+int tsr_mlcp_siconos_kind(const char *path);
+
+// Builds p from a dense m x m matrix A (ROW-major), dropping exact zeros off
+// the diagonal; b, lo, hi are copied (lo/hi NULL: [0, inf)). symmetric is set
+// when A == A^T exactly. Returns 0 or -1 (allocation).
+int tsr_mlcp_from_dense(int m, const double *A, const double *b, const double *lo, const double *hi, TsrMlcp *out);
+
+// y = A x (any A, column-oriented product).
+void tsr_mlcp_matvec(const TsrMlcp *p, const double *x, double *y);
 
 #endif

@@ -26,6 +26,8 @@ typedef struct {
   int warm_start;          // 1
   int max_coupling_iterations;  // k_max (substructured solvers)
   int threads;             // 0 = every core
+  double pivot_tolerance;  // BPP feasibility test of a pivot, relative (1e-10; see solvers/bpp.c).
+                           // index_tolerance (eta) stays the tolerance of index-set classification.
 } TsrSolverParams;
 
 typedef struct {

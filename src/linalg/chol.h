@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+// Factorisation of principal submatrices A_FF of a sparse CSC matrix A, the
+// linear algebra under every pivoting solver (seed 000 Eqs. 27-28):
+//
+//   A_FF lambda_F = rhs_F,   F = free index set (increasing global indices).
+//
+// One TsrChol per solver instance (and, for the substructured solvers, one per
+// subsystem / thread): it owns its cholmod_common, so nothing is global and
+// instances may be used from different OpenMP threads at the same time.
+//
+// Paths, chosen per factorisation:
+//   * symmetric A, |F| <= TSR_CHOL_DENSE_MAX : dense Cholesky (LAPACK dpotrf);
+//   * symmetric A, larger F                  : CHOLMOD (supernodal or simplicial,
+//     CHOLMOD_AUTO), with the fill-reducing AMD ordering of the WHOLE A computed
+//     once per sparsity pattern of A and restricted to F (the induced order of a
+//     good ordering is a good ordering of a principal submatrix: the filled graph
+//     of A_FF is a subgraph of the filled graph of A). The symbolic factor is
+//     kept and reused when the pattern of A_FF repeats: only the numeric
+//     factorisation is redone;
+//   * A not symmetric, or A_FF not positive definite (Cholesky fails): dense LU
+//     with partial pivoting (LAPACK dgetrf / dgetrs). O(|F|^3), intended for
+//     the small nonsymmetric problems of the Siconos collection and for
+//     semidefinite corner cases.
+// BLAS is kept single-threaded (tsr_chol_blas_single_thread).
+#ifndef TSR_CHOL_H
+#define TSR_CHOL_H
+
+// Below this size a symmetric A_FF is factorised densely (dpotrf).
+#define TSR_CHOL_DENSE_MAX 48
+
+enum { TSR_CHOL_NONE = 0, TSR_CHOL_SPARSE = 1, TSR_CHOL_DENSE_LLT = 2, TSR_CHOL_DENSE_LU = 3 };
+
+typedef struct TsrChol TsrChol;
+
+typedef struct {
+  int analyses;        // symbolic analyses of A_FF (CHOLMOD)
+  int orderings;       // AMD orderings of the whole A
+  int factorizations;  // numeric factorisations, any path
+  int dense_lu;        // of which dense LU (fallback)
+  int not_posdef;      // Cholesky attempts that found A_FF not positive definite
+} TsrCholStats;
+
+TsrChol *tsr_chol_create(void);
+void tsr_chol_free(TsrChol **c);
+
+// Sets the matrix later calls factor submatrices of: CSC, m x m, row indices
+// sorted within each column, both triangles stored when symmetric. The arrays
+// are referenced, not copied: they must stay valid and unchanged until the
+// next tsr_chol_set_matrix. Recomputes the ordering only when the pattern
+// differs from the previous matrix's. Returns 0, or < 0 on allocation failure.
+int tsr_chol_set_matrix(int m, const int *Ap, const int *Ai, const double *Ax, int symmetric, TsrChol *c);
+
+// Factorises A_FF, F = F[0..nf) strictly increasing. Returns 0 on success,
+// < 0 when A_FF is numerically singular (or on allocation failure).
+int tsr_chol_factor(const int *F, int nf, TsrChol *c);
+
+// Factorises A_FF + shift * I instead (a regularisation for a singular A_FF;
+// the caller refines against the true A_FF).
+int tsr_chol_factor_shifted(const int *F, int nf, double shift, TsrChol *c);
+
+// Solves A_FF x = rhs (both of length nf, local numbering of F) with the last
+// factorisation. x may alias rhs. Returns 0 or < 0.
+int tsr_chol_solve(const double *rhs, double *x, TsrChol *c);
+
+// Path used by the last tsr_chol_factor (TSR_CHOL_*).
+int tsr_chol_method(const TsrChol *c);
+const TsrCholStats *tsr_chol_stats(const TsrChol *c);
+
+// Asks OpenBLAS (when it is the BLAS in use) for one thread; otherwise the
+// process must run with OPENBLAS_NUM_THREADS=1. Idempotent.
+void tsr_chol_blas_single_thread(void);
+
+#endif

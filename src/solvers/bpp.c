@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: MIT
+// Block principal pivoting (BPP) for the MLCP of seed 000 Eq. 8,
+//
+//   w = A lambda + b,  lo <= lambda <= hi,  complementarity of Eq. 12,
+//
+// after Júdice & Pires (1994) with the cycling guard of seed 000 §5.3.
+// Each row is in the free set F or tight (T: at lower or at upper bound). For
+// an index set, lambda_T is fixed at its bounds and w_F = 0 gives (Eqs. 27-28)
+//
+//   A_FF lambda_F = -b_F - A_FT lambda_T,        w_T = A_TF lambda_F + A_TT lambda_T + b_T.
+//
+// The infeasible set is: free rows outside [lo, hi] and tight rows whose slack
+// has the wrong sign (at lower w < 0, at upper w > 0). Block pivoting moves all
+// of them at once (a free row to the bound it violates, a tight row to F).
+// Cycling guard: a hash of every index set visited goes into a small open-
+// addressing table; when a set repeats, BPP makes p = 5 single pivots (seed
+// 000 §5.3; Murty's rule: move only the infeasible row with the largest
+// index), then goes back to block pivoting. And, as in Júdice-Pires, when the
+// infeasible count has not dropped below its best for JP_TRIES block pivots,
+// it single-pivots until the count beats its best. It stops when the set is feasible, or after max_pivots solves
+// (seed 000 Table 1: 50), returning the iterate of lowest natural residual.
+//
+// Tolerances. The pivoting test uses tau = params->pivot_tolerance (1e-10),
+// fixed per solve from the problem's own scales so that the result does not
+// depend on units (impulses may be 1e-6 N s) and cannot grow with a wild
+// intermediate iterate:
+//   w_scale      = max(||b||_inf, max|A_ij| * max finite |bound|),
+//   lambda_scale = w_scale / max|A_ij|.
+// A free row violates its bound when beyond it by more than
+// tau * max(|bound|, lambda_scale); a tight row's slack has the wrong sign when
+// beyond tau * w_scale. Why not eta = 1e-5 (Table 1) here: on long stiff
+// chains (3000+ rows) an eta-feasible index set can be wrong with a relative
+// residual of 1e-7..1e-5, while tau = 1e-10 finds the exact set in fewer
+// pivots (tests/solvers/test_bpp_random.c). eta remains the tolerance of index
+// set classification (tsr_mlcp_index_set, the Schur coupling loop). When the
+// tau-feasible set still leaves a natural residual above roundoff, up to
+// POLISH_STEPS more pivots are made with a roundoff-level tolerance on the rows
+// of largest residual, keeping the iterate of lowest residual.
+//
+// Rows with both bounds infinite (bilateral) are always free; rows with
+// lo == hi are fixed at lo and never pivot.
+//
+// Linear algebra: linalg/chol.h (dense Cholesky, CHOLMOD with one analysis per
+// pattern, or dense LU when A_FF is not SPD), plus one step of iterative
+// refinement of each solve (this keeps the residual of Eq. 27 at roundoff for
+// condition numbers up to ~1e10).
+#include "solvers/bpp.h"
+
+#include <float.h>
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JP_TRIES 3        // block pivots allowed without progress (Júdice-Pires' p-bar)
+#define SINGLE_STEPS 5    // p of seed 000 §5.3
+#define POLISH_ETA 1e-13  // roundoff-level feasibility tolerance of the polishing pivots
+#define POLISH_ABOVE 1e-12  // polish when ||r|| > this * sqrt(m) * (scale of w)
+#define POLISH_STEPS 10
+#define POLISH_FRACTION 0.01
+
+struct TsrBpp {
+  TsrChol *chol;
+  int cap;
+  int8_t *s, *best_s, *prev_s, *tgt, *prev_tgt;  // tgt: the state an infeasible row pivots to
+  int *F, *loc, *inf, *prev_inf;
+  double *rhs, *x, *r, *w, *best_lambda, *rr;  // rr: per-row residual of Eq. 29
+  uint64_t *table;
+  int cap_table;
+};
+
+TsrBpp *tsr_bpp_create(void) {
+  TsrBpp *b = calloc(1, sizeof *b);
+  if (!b) return NULL;
+  b->chol = tsr_chol_create();
+  if (!b->chol) {
+    free(b);
+    return NULL;
+  }
+  return b;
+}
+
+static void free_arrays(TsrBpp *b) {
+  free(b->s), free(b->best_s), free(b->prev_s), free(b->tgt), free(b->prev_tgt);
+  free(b->F), free(b->loc), free(b->inf), free(b->prev_inf);
+  free(b->rhs), free(b->x), free(b->r), free(b->w), free(b->best_lambda), free(b->rr);
+}
+
+void tsr_bpp_free(TsrBpp **pb) {
+  TsrBpp *b = pb ? *pb : NULL;
+  if (!b) return;
+  tsr_chol_free(&b->chol);
+  free_arrays(b);
+  free(b->table);
+  free(b);
+  *pb = NULL;
+}
+
+TsrChol *tsr_bpp_chol(TsrBpp *b) { return b->chol; }
+
+static int reserve(TsrBpp *b, int m, int max_pivots) {
+  if (m > b->cap) {
+    free_arrays(b);
+    int n = m + m / 4 + 8;
+    b->cap = 0;
+    b->s = malloc((size_t)n);
+    b->best_s = malloc((size_t)n);
+    b->prev_s = malloc((size_t)n);
+    b->tgt = malloc((size_t)n);
+    b->prev_tgt = malloc((size_t)n);
+    b->F = malloc((size_t)n * sizeof(int));
+    b->loc = malloc((size_t)n * sizeof(int));
+    b->inf = malloc((size_t)n * sizeof(int));
+    b->prev_inf = malloc((size_t)n * sizeof(int));
+    b->rhs = malloc((size_t)n * sizeof(double));
+    b->x = malloc((size_t)n * sizeof(double));
+    b->r = malloc((size_t)n * sizeof(double));
+    b->w = malloc((size_t)n * sizeof(double));
+    b->best_lambda = malloc((size_t)n * sizeof(double));
+    b->rr = malloc((size_t)n * sizeof(double));
+    if (!b->s || !b->best_s || !b->prev_s || !b->tgt || !b->prev_tgt || !b->F || !b->loc || !b->inf || !b->prev_inf || !b->rhs || !b->x ||
+        !b->r || !b->w || !b->best_lambda || !b->rr)
+      return -1;
+    b->cap = n;
+  }
+  int t = 64;
+  while (t < 4 * (max_pivots + 1)) t *= 2;
+  if (t > b->cap_table) {
+    free(b->table);
+    b->table = malloc((size_t)t * sizeof *b->table);
+    if (!b->table) {
+      b->cap_table = 0;
+      return -1;
+    }
+    b->cap_table = t;
+  }
+  memset(b->table, 0, (size_t)b->cap_table * sizeof *b->table);
+  return 0;
+}
+
+// FNV-1a over the index set; 0 is reserved for empty table slots.
+static uint64_t set_hash(const int8_t *s, int m) {
+  uint64_t h = 1469598103934665603ULL;
+  for (int i = 0; i < m; i++) {
+    h ^= (uint8_t)s[i];
+    h *= 1099511628211ULL;
+  }
+  return h ? h : 1;
+}
+
+// Inserts h; returns 1 when it was already there.
+static int table_seen(uint64_t *t, int cap, uint64_t h) {
+  for (int k = (int)(h & (uint64_t)(cap - 1)), n = 0; n < cap; k = (k + 1) & (cap - 1), n++) {
+    if (t[k] == h) return 1;
+    if (t[k] == 0) {
+      t[k] = h;
+      return 0;
+    }
+  }
+  return 0;  // full (cannot happen: cap >= 4 * steps)
+}
+
+// Solves the index set in b->s: fills lambda (tight at bounds, free from
+// Eq. 27/28). Returns 0, or < 0 when A_FF cannot be factorised.
+static int solve_set(const TsrMlcp *p, double amax, double *lambda, TsrBpp *b, int *factorizations) {
+  int m = p->m, nf = 0;
+  for (int i = 0; i < m; i++) {
+    if (b->s[i] == TSR_INDEX_FREE) {
+      b->loc[i] = nf;
+      b->F[nf++] = i;
+    } else {
+      b->loc[i] = -1;
+      lambda[i] = b->s[i] == TSR_INDEX_LOWER ? p->lo[i] : p->hi[i];
+    }
+  }
+  // rhs_F = -b_F - A_FT lambda_T
+  for (int k = 0; k < nf; k++) b->rhs[k] = -p->b[b->F[k]];
+  for (int j = 0; j < m; j++) {
+    if (b->loc[j] >= 0 || lambda[j] == 0.0) continue;
+    double lj = lambda[j];
+    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) {
+      int k = b->loc[p->Ai[q]];
+      if (k >= 0) b->rhs[k] -= p->Ax[q] * lj;
+    }
+  }
+  if (nf == 0) return 0;
+  int rc = tsr_chol_factor(b->F, nf, b->chol), shifted = 0;
+  (*factorizations)++;
+  if (rc < 0) {
+    // A_FF singular (zero diagonals of the Siconos MLCPs, redundant rows with
+    // no compliance): factorise A_FF + delta I and refine against A_FF, which
+    // converges to a solution of Eq. 27 when one exists (proximal point).
+    rc = tsr_chol_factor_shifted(b->F, nf, 1e-10 * amax, b->chol);
+    (*factorizations)++;
+    if (rc < 0) return rc;
+    shifted = 1;
+  }
+  if (tsr_chol_solve(b->rhs, b->x, b->chol)) return -1;
+  // Iterative refinement: r = rhs - A_FF x, x += (A_FF [+ delta I])^-1 r. One
+  // step normally; with the shift, until the residual stops falling.
+  double r_prev = INFINITY;
+  for (int it = 0; it < (shifted ? 100 : 1); it++) {
+    memcpy(b->r, b->rhs, (size_t)nf * sizeof *b->r);
+    for (int c = 0; c < nf; c++) {
+      int j = b->F[c];
+      double xc = b->x[c];
+      for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) {
+        int k = b->loc[p->Ai[q]];
+        if (k >= 0) b->r[k] -= p->Ax[q] * xc;
+      }
+    }
+    double r_inf = 0.0;
+    for (int c = 0; c < nf; c++) r_inf = fmax(r_inf, fabs(b->r[c]));
+    if (r_inf == 0.0 || (shifted && !(r_inf < 0.5 * r_prev))) break;
+    r_prev = r_inf;
+    if (tsr_chol_solve(b->r, b->r, b->chol)) return -1;
+    for (int c = 0; c < nf; c++) {
+      double v = b->x[c] + b->r[c];
+      if (isfinite(v)) b->x[c] = v;
+    }
+  }
+  for (int c = 0; c < nf; c++) lambda[b->F[c]] = b->x[c];
+  return 0;
+}
+
+int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambda, int8_t *index_set,
+                  TsrSolveStats *stats, TsrBpp *b) {
+  int m = p->m;
+  int max_pivots = params->max_pivots > 0 ? params->max_pivots : 50;
+  double eta = params->pivot_tolerance > 0 ? params->pivot_tolerance : 1e-10;  // tau (see the top)
+  stats->converged = 0;
+  stats->residual = 0.0;
+  if (m == 0) {
+    stats->converged = 1;
+    return 0;
+  }
+  if (reserve(b, m, max_pivots)) return -1;
+  if (tsr_chol_set_matrix(m, p->Ap, p->Ai, p->Ax, p->symmetric, b->chol)) return -1;
+  const double *lo = p->lo, *hi = p->hi;
+  int8_t *s = b->s;
+
+  // Initial index set: the warm start when asked (made consistent with the
+  // bounds), else all free.
+  for (int i = 0; i < m; i++) {
+    int8_t v = params->warm_start && index_set ? index_set[i] : TSR_INDEX_FREE;
+    if (v == TSR_INDEX_LOWER && !isfinite(lo[i])) v = TSR_INDEX_FREE;
+    if (v == TSR_INDEX_UPPER && !isfinite(hi[i])) v = TSR_INDEX_FREE;
+    if (v != TSR_INDEX_LOWER && v != TSR_INDEX_UPPER) v = TSR_INDEX_FREE;
+    if (lo[i] == hi[i]) v = TSR_INDEX_LOWER;
+    s[i] = v;
+  }
+  double b_inf = 0.0, amax = 0.0;
+  for (int i = 0; i < m; i++) b_inf = fmax(b_inf, fabs(p->b[i]));
+  for (int q = 0; q < p->Ap[m]; q++) amax = fmax(amax, fabs(p->Ax[q]));
+  if (!(amax > 0.0)) amax = 1.0;
+  double bnd = 0.0;
+  for (int i = 0; i < m; i++) {
+    if (isfinite(lo[i])) bnd = fmax(bnd, fabs(lo[i]));
+    if (isfinite(hi[i])) bnd = fmax(bnd, fabs(hi[i]));
+  }
+  double w_scale = fmax(b_inf, amax * bnd), lam_scale = w_scale / amax;
+  if (!(w_scale > 0.0)) w_scale = lam_scale = DBL_MIN;
+
+  double best_res = INFINITY;
+  int have_best = 0, converged = 0, steps = 0, factorizations = 0;
+  int ninf_best = m + 1, tries = JP_TRIES, single_left = 0, murty = 0;
+  int have_prev = 0, prev_next = -1;  // for recovery from singular A_FF
+  int tried_all_lower = 0, polish = 0, polish_left = 0;
+  double final_res = INFINITY;
+  const int trace = getenv("TSR_BPP_TRACE") != NULL;  // one line per pivot step on stderr
+
+  while (steps < max_pivots) {
+    steps++;
+    int rc = solve_set(p, amax, lambda, b, &factorizations);
+    if (rc < 0) {
+      // A_FF singular for this set. Go back to the previous set and pivot the
+      // next infeasible row instead (largest index first); from the initial
+      // set, restart with every bounded row at a bound.
+      if (have_prev && prev_next >= 0) {
+        memcpy(s, b->prev_s, (size_t)m);
+        s[b->prev_inf[prev_next]] = b->prev_tgt[prev_next];
+        prev_next--;
+        continue;
+      }
+      if (!have_prev && !tried_all_lower) {
+        tried_all_lower = 1;
+        for (int i = 0; i < m; i++)
+          s[i] = isfinite(lo[i]) ? TSR_INDEX_LOWER : isfinite(hi[i]) ? TSR_INDEX_UPPER : TSR_INDEX_FREE;
+        continue;
+      }
+      break;
+    }
+    // w = A lambda + b and the natural residual (Eq. 29).
+    double res = tsr_mlcp_residual_ws(p, lambda, b->w, b->rr);
+    if (!have_best || res < best_res) {
+      best_res = isnan(res) ? INFINITY : res;
+      memcpy(b->best_lambda, lambda, (size_t)m * sizeof *lambda);
+      memcpy(b->best_s, s, (size_t)m);
+      have_best = 1;
+    }
+    // Infeasible set with scale-relative tolerances (see the top of the file).
+    int ninf;
+  classify:
+    ninf = 0;
+    double e = polish ? POLISH_ETA : eta, tol_w = e * w_scale;
+    for (int i = 0; i < m; i++) {
+      if (lo[i] == hi[i]) continue;
+      int bad;
+      if (s[i] == TSR_INDEX_FREE)
+        bad = lambda[i] < lo[i] - e * fmax(fabs(lo[i]), lam_scale) ||
+              lambda[i] > hi[i] + e * fmax(fabs(hi[i]), lam_scale) || !isfinite(lambda[i]);
+      else if (s[i] == TSR_INDEX_LOWER)
+        bad = b->w[i] < -tol_w;
+      else
+        bad = b->w[i] > tol_w;
+      if (bad) {
+        b->tgt[ninf] = s[i] != TSR_INDEX_FREE ? TSR_INDEX_FREE : lambda[i] < lo[i] ? TSR_INDEX_LOWER : TSR_INDEX_UPPER;
+        b->inf[ninf++] = i;
+      }
+    }
+    if (ninf == 0 && !converged) {
+      // Feasible to eta. Rows inside the eta band may still leave a residual
+      // well above roundoff (near-degenerate rows); then polish: a few more
+      // pivots with a roundoff-level tolerance, keeping the best iterate.
+      converged = 1;
+      final_res = res;
+      memcpy(b->best_lambda, lambda, (size_t)m * sizeof *lambda);
+      memcpy(b->best_s, s, (size_t)m);
+      best_res = res;
+      if (res > POLISH_ABOVE * sqrt((double)m) * w_scale && steps < max_pivots) {
+        polish = 1;
+        polish_left = POLISH_STEPS;
+        goto classify;
+      }
+    }
+    if (ninf == 0) break;
+    if (polish && polish_left-- <= 0) break;
+    if (steps >= max_pivots) break;
+
+    if (trace) fprintf(stderr, "bpp step %d: residual %.3e, %d infeasible%s\n", steps, res, ninf, polish ? " (polish)" : single_left || murty ? " (single)" : "");
+    if (polish) {
+      // Polishing: block-pivot only the rows whose residual (Eq. 29) is
+      // within a factor POLISH_FRACTION of the largest: the strict tolerance
+      // also flags roundoff noise, and moving the noise would undo the
+      // eta-feasible set. The best iterate is kept whatever happens.
+      double rmax = 0.0;
+      for (int k = 0; k < ninf; k++) rmax = fmax(rmax, b->rr[b->inf[k]]);
+      memcpy(b->prev_s, s, (size_t)m);
+      have_prev = 1;
+      prev_next = -1;
+      for (int k = 0; k < ninf; k++)
+        if (b->rr[b->inf[k]] >= POLISH_FRACTION * rmax) s[b->inf[k]] = b->tgt[k];
+      continue;
+    }
+    // Block or single pivot (cycling guard, seed 000 §5.3).
+    // Júdice-Pires: block pivots while the infeasible count keeps beating its
+    // best within JP_TRIES steps; otherwise single pivots (Murty's rule) until
+    // it does, which is finite for P-matrices. A repeated index set (hash
+    // table, seed 000 §5.3) forces at least SINGLE_STEPS single pivots.
+    int single = 0;
+    int repeated = table_seen(b->table, b->cap_table, set_hash(s, m));
+    if (ninf < ninf_best) {
+      ninf_best = ninf;
+      tries = JP_TRIES;
+      murty = 0;
+    } else if (!murty && tries-- <= 0) {
+      murty = 1;
+    }
+    if (repeated && single_left == 0) single_left = SINGLE_STEPS;
+    if (single_left > 0) {
+      single = 1;
+      single_left--;
+    } else if (murty) {
+      single = 1;
+    }
+    memcpy(b->prev_s, s, (size_t)m);
+    memcpy(b->prev_inf, b->inf, (size_t)ninf * sizeof *b->inf);
+    memcpy(b->prev_tgt, b->tgt, (size_t)ninf);
+    have_prev = 1;
+    if (single) {
+      s[b->inf[ninf - 1]] = b->tgt[ninf - 1];  // Murty: the largest index
+      prev_next = ninf - 2;
+    } else {
+      for (int k = 0; k < ninf; k++) s[b->inf[k]] = b->tgt[k];
+      prev_next = ninf - 1;
+    }
+  }
+
+  stats->iterations += steps;
+  stats->factorizations += factorizations;
+  if (!have_best) {
+    for (int i = 0; i < m; i++) lambda[i] = 0.0;
+    stats->residual = NAN;
+    return -2;
+  }
+  if (converged && !polish) best_res = final_res;  // the feasible iterate is the last one
+  if (!converged || polish) {
+    memcpy(lambda, b->best_lambda, (size_t)m * sizeof *lambda);
+    memcpy(s, b->best_s, (size_t)m);
+  }
+  if (index_set) memcpy(index_set, s, (size_t)m);
+  stats->converged = converged;
+  stats->residual = best_res;
+  return converged ? 0 : 1;
+}

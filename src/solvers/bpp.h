@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// Block principal pivoting for the box-bounded MLCP (Júdice & Pires 1994;
+// seed 000 §5.1-5.3), the "direct-bpp" baseline and the subsystem / interface
+// solver of the substructured methods. See bpp.c for the algorithm.
+#ifndef TSR_BPP_H
+#define TSR_BPP_H
+
+#include <stdint.h>
+
+#include "linalg/chol.h"
+#include "mlcp/mlcp.h"
+#include "solvers/solver.h"
+
+typedef struct TsrBpp TsrBpp;
+
+TsrBpp *tsr_bpp_create(void);
+void tsr_bpp_free(TsrBpp **b);
+
+// Solves p. Uses params->max_pivots, pivot_tolerance, warm_start. lambda [m]
+// out (in: ignored, BPP starts from an index set); index_set [m] in/out (in:
+// the warm start when params->warm_start, out: the returned iterate's set;
+// may be NULL). stats: iterations and factorizations are ADDED to (so a caller
+// can sum over subsystem solves), converged and residual are set.
+// Returns 0 solved (feasible index set found), 1 max_pivots reached (the
+// iterate with the lowest natural residual is returned), < 0 failure
+// (allocation, or no index set could be factorised).
+int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambda, int8_t *index_set,
+                  TsrSolveStats *stats, TsrBpp *ctx);
+
+// The factorisation of A_FF of the last index set BPP solved with (the
+// returned one when tsr_bpp_solve returned 0), for reuse (seed 000 §5.2).
+TsrChol *tsr_bpp_chol(TsrBpp *b);
+
+#endif

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+// BPP (and PGS) on random MLCPs with PLANTED solutions (test_util.h: plant()).
+// For SPD A the box MLCP has exactly one solution, so a solver that reports
+// success must return lambda*, its index set, and a natural residual (Eq. 29)
+// at roundoff. Tolerances:
+//   * relative residual ||r|| / max(1, ||b||) < 1e-9 (roundoff is ~1e-15; the
+//     margin covers the cond = 1e10 cases);
+//   * ||lambda - lambda*||_inf <= 1e-12 + 1e-13 * cond * ||lambda*||_inf: the
+//     forward error of a backward-stable solve is cond x (n eps ~ 1e-13).
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mlcp/mlcp.h"
+#include "solvers/bpp.h"
+#include "solvers/solver.h"
+#include "test_util.h"
+#include "tsr_test.h"
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+// Checks a solve of a planted problem; returns 1 when all held.
+static int check_planted(const TsrMlcp *p, const double *lambda, const int8_t *set, const double *ls,
+                         const int8_t *ss, double cond, int rc, const TsrSolveStats *st, const char *what) {
+  int m = p->m, ok = 1;
+  double res = tsr_mlcp_residual(p, lambda, NULL), rel = res / fmax(1.0, norm2(p->b, m));
+  double err = 0, lsmax = 0;
+  int set_diff = 0;
+  for (int i = 0; i < m; i++) {
+    err = fmax(err, fabs(lambda[i] - ls[i]));
+    lsmax = fmax(lsmax, fabs(ls[i]));
+    if (set && set[i] != ss[i]) set_diff++;
+  }
+  double tol = 1e-12 + 1e-13 * cond * fmax(1.0, lsmax);
+  if (rc != 0 || !st->converged) {
+    fprintf(stderr, "  %s: rc %d, pivots %d\n", what, rc, st->iterations);
+    ok = 0;
+  }
+  if (!(rel < 1e-9)) {
+    fprintf(stderr, "  %s: relative residual %.3e\n", what, rel);
+    ok = 0;
+  }
+  if (!(fabs(st->residual - res) <= 1e-12 * fmax(1.0, res) + 1e-15 * norm2(p->b, m))) {
+    fprintf(stderr, "  %s: reported residual %.3e, actual %.3e\n", what, st->residual, res);
+    ok = 0;
+  }
+  if (!(err <= tol)) {
+    fprintf(stderr, "  %s: |lambda - lambda*| = %.3e > %.3e\n", what, err, tol);
+    ok = 0;
+  }
+  if (set_diff) {
+    fprintf(stderr, "  %s: %d rows in the wrong index set\n", what, set_diff);
+    ok = 0;
+  }
+  return ok;
+}
+
+// Dense SPD problems, cond 1e0..1e10, sizes 10..300, many seeds.
+static void test_bpp_dense_planted(void) {
+  static const int sizes[] = {1, 2, 10, 30, 60, 120, 300};
+  static const double conds[] = {1.0, 1e2, 1e4, 1e6, 1e8, 1e10};
+  TsrSolverParams prm;
+  tsr_solver_default_params(TSR_SOLVER_DIRECT_BPP, &prm);
+  prm.warm_start = 0;
+  TsrBpp *bpp = tsr_bpp_create();
+  int cases = 0, passed = 0, max_piv = 0;
+  for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+    for (size_t ci = 0; ci < sizeof conds / sizeof *conds; ci++) {
+      int n = sizes[si], seeds = n >= 300 ? 2 : n >= 100 ? 4 : 8;
+      for (int seed = 0; seed < seeds; seed++) {
+        Rng r = {1000003ULL * (uint64_t)n + 7919ULL * ci + (uint64_t)seed};
+        double *A = malloc((size_t)n * n * sizeof *A), *ls = malloc((size_t)n * sizeof *ls);
+        double *lambda = malloc((size_t)n * sizeof *lambda);
+        int8_t *ss = malloc((size_t)n), *set = malloc((size_t)n);
+        random_spd(&r, n, conds[ci], A);
+        TsrMlcp p;
+        tsr_mlcp_init(&p);
+        tsr_mlcp_from_dense(n, A, NULL, NULL, NULL, &p);
+        plant(&r, &p, 1.0, ls, ss);
+        TsrSolveStats st = {0};
+        int rc = tsr_bpp_solve(&p, &prm, lambda, set, &st, bpp);
+        char what[96];
+        snprintf(what, sizeof what, "dense n=%d cond=%.0e seed=%d", n, conds[ci], seed);
+        cases++;
+        if (check_planted(&p, lambda, set, ls, ss, conds[ci], rc, &st, what)) passed++;
+        if (st.iterations > max_piv) max_piv = st.iterations;
+        // Warm start from the solution's own index set: one solve, no pivot.
+        if (rc == 0) {
+          TsrSolverParams warm = prm;
+          warm.warm_start = 1;
+          TsrSolveStats st2 = {0};
+          int rc2 = tsr_bpp_solve(&p, &warm, lambda, set, &st2, bpp);
+          ENSURE_MSG(rc2 == 0 && st2.iterations == 1, "%s: warm start took %d solves", what, st2.iterations);
+        }
+        tsr_mlcp_free(&p);
+        free(A), free(ls), free(lambda), free(ss), free(set);
+      }
+    }
+  fprintf(stderr, "  dense planted: %d of %d solved exactly, at most %d pivots\n", passed, cases, max_piv);
+  ENSURE_MSG(passed == cases, "%d of %d", passed, cases);
+  tsr_bpp_free(&bpp);
+}
+
+// A chain of n_bodies rigid bodies: body 0 welded to the world, each next one
+// welded to the previous (6 bilateral rows, given compliance; contacts 10x), plus contacts of
+// random bodies with the ground (normal [0, inf) and two friction rows
+// [-mu, mu] that are then redundant with the welds: hence the compliance).
+// The planted solution keeps these bounds (welds bilateral, contacts at
+// random states).
+// Masses span mass_decades decades. A is assembled body-wise and
+// sparse, so large free sets go through CHOLMOD.
+static void build_chain(Rng *r, int n_bodies, int n_contacts, double compliance, double mass_decades, TsrRowSet *rows,
+                        TsrMlcp *p) {
+  double *inv_mass = malloc((size_t)n_bodies * sizeof(double)), *I = calloc((size_t)n_bodies * 9, sizeof(double));
+  double *v = calloc((size_t)n_bodies * 6, sizeof(double));
+  for (int k = 0; k < n_bodies; k++) {
+    double mass = pow(10.0, rng_range(r, -0.5 * mass_decades, 0.5 * mass_decades));
+    inv_mass[k] = 1.0 / mass;
+    for (int a = 0; a < 3; a++) I[9 * k + 4 * a] = 1.0 / (mass * rng_range(r, 0.05, 0.5));
+  }
+  tsr_rowset_clear(rows);
+  for (int k = 0; k < n_bodies; k++)
+    for (int a = 0; a < 6; a++) {
+      TsrRow *row = tsr_rowset_push(rows);
+      row->body[0] = k;
+      row->body[1] = k - 1;
+      row->J[0][a] = 1.0;
+      if (a < 3) {  // point constraint at an offset: the angular part couples
+        double arm[3] = {rng_range(r, -0.5, 0.5), rng_range(r, -0.5, 0.5), rng_range(r, -0.5, 0.5)};
+        int b1 = (a + 1) % 3, b2 = (a + 2) % 3;
+        row->J[0][3 + b1] = arm[b2];
+        row->J[0][3 + b2] = -arm[b1];
+      }
+      for (int c = 0; c < 6; c++) row->J[1][c] = -row->J[0][c];
+      row->compliance = compliance;
+      row->lo = -INFINITY, row->hi = INFINITY;
+    }
+  for (int c = 0; c < n_contacts; c++) {
+    int k = rng_int(r, n_bodies);
+    for (int d = 0; d < 3; d++) {
+      TsrRow *row = tsr_rowset_push(rows);
+      row->body[0] = k;
+      row->J[0][d] = 1.0;
+      row->J[0][3 + (d + 1) % 3] = rng_range(r, -0.3, 0.3);
+      row->compliance = 10 * compliance;
+      double mu = rng_range(r, 0.3, 1.0);
+      row->lo = d == 0 ? 0 : -mu, row->hi = d == 0 ? INFINITY : mu;  // normal, then box friction
+    }
+  }
+  tsr_mlcp_assemble(rows, n_bodies, inv_mass, I, v, p);
+  free(inv_mass), free(I), free(v);
+}
+
+// Moderately conditioned chains (compliance 1e-6, masses over 2 decades:
+// cond ~1e8) must give back lambda* and its index set; stiff ones
+// (compliance 1e-8, mass ratio 1e4: cond beyond 1e12, where many lambda give
+// a roundoff residual) a converged solve at roundoff residual.
+static void test_bpp_sparse_planted(void) {
+  static const int bodies[] = {20, 100, 400, 800};
+  TsrSolverParams prm;
+  tsr_solver_default_params(TSR_SOLVER_DIRECT_BPP, &prm);
+  prm.warm_start = 0;
+  TsrBpp *bpp = tsr_bpp_create();
+  TsrRowSet rows = {0};
+  for (int stiff = 0; stiff < 2; stiff++)
+    for (size_t bi = 0; bi < sizeof bodies / sizeof *bodies; bi++)
+      for (int seed = 0; seed < 3; seed++) {
+        Rng r = {77ULL * (uint64_t)bodies[bi] + (uint64_t)seed + 1000ULL * (uint64_t)stiff};
+        TsrMlcp p;
+        tsr_mlcp_init(&p);
+        build_chain(&r, bodies[bi], bodies[bi] / 2, stiff ? 1e-8 : 1e-6, stiff ? 4 : 2, &rows, &p);
+        int m = p.m;
+        double *ls = malloc((size_t)m * sizeof *ls), *lambda = malloc((size_t)m * sizeof *lambda);
+        int8_t *ss = malloc((size_t)m), *set = malloc((size_t)m);
+        plant_ex(&r, &p, 1.0, 1, ls, ss);
+        TsrSolveStats st = {0};
+        double t0 = now_ms();
+        int rc = tsr_bpp_solve(&p, &prm, lambda, set, &st, bpp);
+        double t1 = now_ms();
+        char what[96];
+        snprintf(what, sizeof what, "%s chain bodies=%d m=%d seed=%d", stiff ? "stiff" : "moderate", bodies[bi], m, seed);
+        double rel = tsr_mlcp_residual(&p, lambda, NULL) / fmax(1.0, norm2(p.b, m));
+        if (!stiff)
+          ENSURE_MSG(check_planted(&p, lambda, set, ls, ss, 1e8, rc, &st, what), "%s", what);
+        else
+          ENSURE_MSG(rc == 0 && rel < 1e-9, "%s: rc %d, relative residual %.3e", what, rc, rel);
+        const TsrCholStats *cs = tsr_chol_stats(tsr_bpp_chol(bpp));
+        fprintf(stderr, "  %s nnz=%d: %d pivots, %.2f ms, rel. residual %.1e (cumulative: %d analyses, %d factorizations, %d dense LU)\n",
+                what, p.Ap[m], st.iterations, t1 - t0, rel, cs->analyses, cs->factorizations, cs->dense_lu);
+        // Warm start from the returned index set (the per-step situation of
+        // the simulator): one factorisation, the symbolic analysis reused.
+        if (!stiff) {
+          int analyses = cs->analyses;
+          TsrSolverParams warm = prm;
+          warm.warm_start = 1;
+          TsrSolveStats st2 = {0};
+          t0 = now_ms();
+          int rc2 = tsr_bpp_solve(&p, &warm, lambda, set, &st2, bpp);
+          t1 = now_ms();
+          ENSURE_MSG(rc2 == 0 && st2.iterations == 1, "%s: warm start %d solves", what, st2.iterations);
+          ENSURE_MSG(m <= TSR_CHOL_DENSE_MAX || tsr_chol_stats(tsr_bpp_chol(bpp))->analyses == analyses,
+                     "%s: symbolic factor reused", what);
+          fprintf(stderr, "    warm-started re-solve: %.2f ms\n", t1 - t0);
+        }
+        tsr_mlcp_free(&p);
+        free(ls), free(lambda), free(ss), free(set);
+      }
+  tsr_rowset_free(&rows);
+  tsr_bpp_free(&bpp);
+}
+
+// The largest problem: ~5000 rows, timed (median of 5 warm-started and cold solves).
+static void test_bpp_sparse_timing(void) {
+  TsrSolverParams prm;
+  tsr_solver_default_params(TSR_SOLVER_DIRECT_BPP, &prm);
+  TsrRowSet rows = {0};
+  TsrMlcp p;
+  tsr_mlcp_init(&p);
+  Rng r = {2024};
+  build_chain(&r, 640, 400, 1e-6, 2, &rows, &p);
+  int m = p.m;
+  double *ls = malloc((size_t)m * sizeof *ls), *lambda = malloc((size_t)m * sizeof *lambda);
+  int8_t *ss = malloc((size_t)m), *set = malloc((size_t)m);
+  plant_ex(&r, &p, 1.0, 1, ls, ss);
+  TsrSolver *s = tsr_solver_create(&prm, NULL, 0);
+  double cold[5], warm[5];
+  int piv = 0, rc = 0;
+  for (int k = 0; k < 5; k++) {
+    TsrSolveStats st;
+    memset(set, 0, (size_t)m);
+    double t0 = now_ms();
+    rc |= tsr_solver_solve(s, &p, NULL, lambda, set, &st);  // set all free: cold
+    cold[k] = now_ms() - t0;
+    piv = st.iterations;
+    t0 = now_ms();
+    rc |= tsr_solver_solve(s, &p, NULL, lambda, set, &st);  // from the solution's set
+    warm[k] = now_ms() - t0;
+  }
+  for (int a = 0; a < 5; a++)
+    for (int b = a + 1; b < 5; b++) {
+      if (cold[b] < cold[a]) { double t = cold[a]; cold[a] = cold[b]; cold[b] = t; }
+      if (warm[b] < warm[a]) { double t = warm[a]; warm[a] = warm[b]; warm[b] = t; }
+    }
+  TsrSolveStats st;
+  tsr_solver_solve(s, &p, NULL, lambda, set, &st);
+  ENSURE(rc == 0);
+  ENSURE(check_planted(&p, lambda, set, ls, ss, 1e8, 0, &st, "timing problem"));
+  fprintf(stderr, "  TIMING direct-bpp m=%d nnz=%d: cold (all free) median %.2f ms (%d pivots), warm median %.2f ms\n",
+          m, p.Ap[m], cold[2], piv, warm[2]);
+  tsr_solver_free(&s);
+  tsr_mlcp_free(&p);
+  tsr_rowset_free(&rows);
+  free(ls), free(lambda), free(ss), free(set);
+}
+
+// PGS on well-conditioned planted problems (cond <= 10, diagonally heavy):
+// relative residual < 1e-6 within its 1000 sweeps.
+static void test_pgs_planted(void) {
+  TsrSolverParams prm;
+  tsr_solver_default_params(TSR_SOLVER_PGS, &prm);
+  prm.warm_start = 0;
+  TsrSolver *s = tsr_solver_create(&prm, NULL, 0);
+  ENSURE(s != NULL);
+  for (int seed = 0; seed < 10; seed++) {
+    int n = 5 + 5 * seed;
+    Rng r = {5000ULL + (uint64_t)seed};
+    double *A = malloc((size_t)n * n * sizeof *A), *ls = malloc((size_t)n * sizeof *ls);
+    double *lambda = calloc((size_t)n, sizeof *lambda);
+    int8_t *ss = malloc((size_t)n), *set = malloc((size_t)n);
+    random_spd(&r, n, 3.0, A);
+    TsrMlcp p;
+    tsr_mlcp_init(&p);
+    tsr_mlcp_from_dense(n, A, NULL, NULL, NULL, &p);
+    plant(&r, &p, 1.0, ls, ss);
+    TsrSolveStats st;
+    int rc = tsr_solver_solve(s, &p, NULL, lambda, set, &st);
+    double rel = tsr_mlcp_residual(&p, lambda, NULL) / fmax(1.0, norm2(p.b, n));
+    ENSURE_MSG(rc == 0 && st.converged && rel < 1e-6, "PGS n=%d: rc %d, %d sweeps, relative residual %.3e", n, rc,
+               st.iterations, rel);
+    tsr_mlcp_free(&p);
+    free(A), free(ls), free(lambda), free(ss), free(set);
+  }
+  // A zero diagonal: PGS must refuse, not divide by zero.
+  TsrMlcp p;
+  tsr_mlcp_init(&p);
+  double Z[4] = {0, 1, -1, 1}, b[2] = {1, 1}, l[2] = {0, 0};
+  tsr_mlcp_from_dense(2, Z, b, NULL, NULL, &p);
+  TsrSolveStats st;
+  ENSURE(tsr_solver_solve(s, &p, NULL, l, NULL, &st) < 0);
+  ENSURE(isfinite(l[0]) && isfinite(l[1]));
+  tsr_mlcp_free(&p);
+  tsr_solver_free(&s);
+}
+
+static void test_solver_interface(void) {
+  TsrSolverParams prm;
+  tsr_solver_default_params(TSR_SOLVER_DIRECT_BPP, &prm);
+  ENSURE(prm.max_pivots == 50 && prm.index_tolerance == 1e-5 && prm.iterations == 1000 && prm.tolerance == 1e-9 &&
+         prm.warm_start == 1);
+  char err[128] = "";
+  TsrSolverParams sp;
+  tsr_solver_default_params(TSR_SOLVER_SCHUR_BPP, &sp);
+  ENSURE(tsr_solver_create(&sp, err, sizeof err) == NULL);
+  ENSURE_MSG(strstr(err, "schur-bpp") && strstr(err, "not available"), "message: '%s'", err);
+  // m = 0.
+  TsrSolver *s = tsr_solver_create(&prm, err, sizeof err);
+  TsrMlcp p;
+  tsr_mlcp_init(&p);
+  tsr_mlcp_reserve(&p, 0, 0);
+  p.Ap[0] = 0;
+  TsrSolveStats st;
+  ENSURE(tsr_solver_solve(s, &p, NULL, NULL, NULL, &st) == 0 && st.converged && st.residual == 0.0);
+  // A 1x1 box problem at its upper bound: w = 2 lambda - 5, [0, 1] -> lambda = 1, w = -3.
+  double A = 2, b = -5, lo = 0, hi = 1, l = 0;
+  int8_t set = 0;
+  tsr_mlcp_from_dense(1, &A, &b, &lo, &hi, &p);
+  ENSURE(tsr_solver_solve(s, &p, NULL, &l, &set, &st) == 0);
+  ENSURE(l == 1.0 && set == TSR_INDEX_UPPER);
+  // lo = -inf, hi finite, free solution: w = lambda + 0.5 -> lambda = -0.5.
+  A = 1, b = 0.5, lo = -INFINITY, hi = 1;
+  tsr_mlcp_from_dense(1, &A, &b, &lo, &hi, &p);
+  ENSURE(tsr_solver_solve(s, &p, NULL, &l, &set, &st) == 0);
+  ENSURE_NEAR(l, -0.5, 1e-15);
+  ENSURE(set == TSR_INDEX_FREE);
+  tsr_mlcp_free(&p);
+  tsr_solver_free(&s);
+  ENSURE(s == NULL);
+}
+
+int main(void) {
+  RUN_TEST(test_solver_interface);
+  RUN_TEST(test_bpp_dense_planted);
+  RUN_TEST(test_bpp_sparse_planted);
+  RUN_TEST(test_bpp_sparse_timing);
+  RUN_TEST(test_pgs_planted);
+  return TSR_TEST_RESULT();
+}

@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# `tessera mlcp solve`: exit 0 and a residual line on a Siconos problem with a
+# known solution, exit 2 on a bad file and on bad usage.
+set -u
+T="${TSR_TESSERA:?TSR_TESSERA not set}"
+fail=0
+bad=$(mktemp)
+printf '3\n0\n3\n3\n3 3\n1 2\n' > "$bad"
+out=$("$T" mlcp solve "$bad" --format lcp 2>&1); rc=$?
+rm -f "$bad"
+[ $rc -eq 2 ] || { echo "bad file: exit $rc, expected 2: $out"; fail=1; }
+echo "$out" | grep -q "error: unexpected end of file" || { echo "bad file message: $out"; fail=1; }
+"$T" mlcp solve >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || { echo "missing FILE: exit $rc, expected 2"; fail=1; }
+"$T" mlcp solve x.dat --solver nope >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || { echo "unknown solver: exit $rc, expected 2"; fail=1; }
+"$T" mlcp solve /nonexistent/lcp_x.dat >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || { echo "missing file: exit $rc, expected 2"; fail=1; }
+D="${TSR_SHARED:-/nonexistent}/external/siconos/numerics/src"
+if [ ! -f "$D/LCP/test/data/lcp_CPS_4.dat" ]; then
+  [ $fail -eq 0 ] || exit 1
+  echo "SKIP: no Siconos data under TSR_SHARED"; exit 77
+fi
+out=$("$T" mlcp solve "$D/LCP/test/data/lcp_CPS_4.dat" --solution); rc=$?
+echo "$out"
+[ $rc -eq 0 ] || { echo "lcp_CPS_4: exit $rc, expected 0"; fail=1; }
+echo "$out" | grep -Eq "^residual: [0-9.]+e[-+][0-9]+$" || { echo "no residual line"; fail=1; }
+echo "$out" | grep -q "^3 92 " || { echo "z_4 = 92 not printed"; fail=1; }
+out=$("$T" mlcp solve "$D/MLCP/test/data/Rectangular_mlcp.dat" 2>&1); rc=$?
+[ $rc -eq 2 ] || { echo "Rectangular_mlcp: exit $rc, expected 2"; fail=1; }
+# PGS cannot handle the zero diagonal of lcp_CPS_4: a failure, exit 1.
+"$T" mlcp solve "$D/LCP/test/data/lcp_CPS_4.dat" --solver pgs >/dev/null 2>&1; rc=$?
+[ $rc -eq 1 ] || { echo "pgs on a zero diagonal: exit $rc, expected 1"; fail=1; }
+"$T" mlcp solve "$D/Relay/test/data/relay_2x2.dat" --solver pgs --iterations 100 >/dev/null; rc=$?
+[ $rc -eq 0 ] || { echo "pgs on relay_2x2: exit $rc, expected 0"; fail=1; }
+exit $fail
