@@ -8,6 +8,8 @@ int tsr_cmd_run(int argc, char **argv);
 int tsr_cmd_check(int argc, char **argv);
 int tsr_cmd_info(int argc, char **argv);
 int tsr_cmd_mlcp(int argc, char **argv);  // `tessera mlcp solve FILE [--solver S]`
+int tsr_cmd_export_vtk(int argc, char **argv);
+int tsr_cmd_compare(int argc, char **argv);
 
 // "tessera: error: ..." on stderr (usage errors, files that cannot be opened).
 void tsr_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -13,6 +13,8 @@ static const char usage[] =
     "  check MODEL.yaml                     validate a model and print a summary\n"
     "  info RUN.h5                          summarise a run file\n"
     "  mlcp solve FILE [--solver S]         solve one MLCP from a file (Siconos text format)\n"
+    "  export-vtk RUN.h5 -o DIR             write DIR/<model>.pvd and one .vtp per frame (ParaView)\n"
+    "  compare MODEL.yaml --solvers a,b,c   run one model with several solvers, print a table\n"
     "\n"
     "`tessera COMMAND --help` describes a command's options.\n";
 
@@ -30,6 +32,8 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "check")) return tsr_cmd_check(argc - 1, argv + 1);
   if (!strcmp(cmd, "info")) return tsr_cmd_info(argc - 1, argv + 1);
   if (!strcmp(cmd, "mlcp")) return tsr_cmd_mlcp(argc - 1, argv + 1);
+  if (!strcmp(cmd, "export-vtk")) return tsr_cmd_export_vtk(argc - 1, argv + 1);
+  if (!strcmp(cmd, "compare")) return tsr_cmd_compare(argc - 1, argv + 1);
   tsr_cli_error("unknown command '%s' (see 'tessera --help')", cmd);
   return 2;
 }

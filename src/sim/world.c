@@ -48,13 +48,10 @@ int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen) {
   w->f_ori = calloc(4 * (size_t)n + 1, sizeof(double));
   w->f_vel = calloc(6 * (size_t)n + 1, sizeof(double));
   w->f_body_sub = calloc((size_t)n + 1, sizeof(int32_t));
-  w->partition.body_subsystem = calloc((size_t)n + 1, sizeof(int));
-  if (!w->v_free || !w->v_new || !w->f_pos || !w->f_ori || !w->f_vel || !w->f_body_sub ||
-      !w->partition.body_subsystem) {
+  if (!w->v_free || !w->v_new || !w->f_pos || !w->f_ori || !w->f_vel || !w->f_body_sub) {
     snprintf(err, (size_t)errlen, "out of memory");
     return -1;
   }
-  w->partition.n_bodies = n;
   return 0;
 }
 
@@ -90,7 +87,7 @@ static int ensure_rows(TsrWorld *w, int m) {
       grow((void **)&w->prev_lambda, c, sizeof(double)) || grow((void **)&w->prev_index_set, c, 1) ||
       grow((void **)&w->f_row_type, c, 1) || grow((void **)&w->f_row_index, c, 1) ||
       grow((void **)&w->f_row_source, c, sizeof(int32_t)) || grow((void **)&w->f_row_body, 2 * c, sizeof(int32_t)) ||
-      grow((void **)&w->f_row_sub, c, sizeof(int32_t)) || grow((void **)&w->partition.row_subsystem, c, sizeof(int)))
+      grow((void **)&w->f_row_sub, c, sizeof(int32_t)))
     return -1;
   w->row_cap = (int)c;
   return 0;
@@ -106,18 +103,21 @@ static void constrain(TsrWorld *w) {
   tsr_joints_build_rows(&w->joints, w->model, &w->bodies, w->h, &w->rows);
 }
 
-// Stage 3: whole-system solvers see one subsystem holding every moving body.
-static void partition(TsrWorld *w) {
-  TsrPartition *p = &w->partition;
-  int any = 0;
-  for (int k = 0; k < w->bodies.n; k++) {
-    p->body_subsystem[k] = w->bodies.fixed[k] ? -1 : 0;
-    any |= !w->bodies.fixed[k];
-  }
-  p->n_subsystems = any;
-  p->n_rows = w->rows.count;
-  for (int i = 0; i < w->rows.count; i++) p->row_subsystem[i] = 0;
-  p->n_interface_rows = 0;
+static int substructured(TsrSolverType t) {
+  return t == TSR_SOLVER_SCHUR_BPP || t == TSR_SOLVER_SCHUR_PGS_SM || t == TSR_SOLVER_FBIC;
+}
+
+// Stage 3: the substructured solvers get the model's partitioning method,
+// re-run every `partitioning.every` steps (rows are re-assigned every step,
+// since contacts come and go); whole-system solvers see one subsystem
+// holding every moving body.
+static int partition(TsrWorld *w) {
+  const TsrSettings *s = &w->model->settings;
+  if (!substructured(s->solver.type))
+    return tsr_partition_build(w->model, &w->rows, TSR_PARTITION_NONE, 0, &w->partition);
+  if (w->step % s->partitioning.every == 0 || w->partition.n_bodies == 0)
+    return tsr_partition_build(w->model, &w->rows, s->partitioning.method, s->partitioning.max_bodies, &w->partition);
+  return tsr_partition_assign_rows(&w->rows, &w->partition);
 }
 
 // Stage 4: assemble the MLCP and solve it, warm-started from the previous
@@ -176,9 +176,9 @@ int tsr_world_step(TsrWorld *w) {
   constrain(w);
   if (ensure_rows(w, w->rows.count)) return 1;
   double t2 = now_seconds();
-  partition(w);
+  int failed = partition(w) ? -1 : 0;
   double t3 = now_seconds();
-  int failed = solve(w);
+  if (!failed) failed = solve(w);
   double t4 = now_seconds();
   if (!failed) integrate(w);
   double t5 = now_seconds();
