@@ -204,13 +204,15 @@ int tsr_mlcp_assemble(const TsrRowSet *rows, int n_bodies, const double *inv_mas
       int r = ra < rb ? ra : rb;
       if (rd < r) r = rd;
       if (r == m) break;
+      // Entries below the diagonal (r > j) are overwritten by symmetrise()
+      // with their mirrors; only their positions are needed here.
       double v;
       if (r == ra) {
         int e = La[pa++];
-        v = dot6(R[e >> 1].J[e & 1], Wj[0]);
+        v = r > j ? 0.0 : dot6(R[e >> 1].J[e & 1], Wj[0]);
       } else if (r == rb) {
         int e = Lb[pb++];
-        v = dot6(R[e >> 1].J[e & 1], Wj[1]);
+        v = r > j ? 0.0 : dot6(R[e >> 1].J[e & 1], Wj[1]);
       } else {
         diag = 1;
         v = R[j].compliance;
