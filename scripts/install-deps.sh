@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(build-essential meson ninja-build pkg-config
       libhdf5-dev hdf5-tools libsuitesparse-dev libyaml-dev libode-dev libopenblas-dev liblapack-dev
-      python3 python3-numpy python3-h5py python3-jsonschema python3-yaml)
+      python3 python3-numpy python3-h5py python3-jsonschema python3-yaml python3-vtk9 python3-matplotlib)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

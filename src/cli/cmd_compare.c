@@ -1,3 +1,224 @@
-// TEMPORARY: replaced by the substructuring work (tessera compare).
+// SPDX-License-Identifier: MIT
+// `tessera compare MODEL.yaml --solvers a,b,c [run options]`: runs the model
+// in-process once per solver (no files) and prints one table shaped like
+// seed 000 Table 3: mean and median MLCP solve time, speedup of the mean over
+// direct-bpp (when it is in the list), mean coupling iterations k, % of steps
+// at k_max, median MLCP error (Eq. 29), max joint error, max penetration.
+// A second table splits the substructured solvers' time per step into
+// partition, subsystem extraction, S_Gamma, interface and subsystem solves.
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli/commands.h"
-int tsr_cmd_compare(int argc, char **argv) { (void)argc; (void)argv; tsr_cli_error("compare: not built yet"); return 2; }
+#include "cli/options.h"
+#include "model/model.h"
+#include "sim/world.h"
+
+static const char compare_usage[] =
+    "usage: tessera compare MODEL.yaml --solvers S1,S2,... [options]\n"
+    "\n"
+    "  --solvers LIST        comma-separated: direct-bpp, pgs, pgs-sm, schur-bpp,\n"
+    "                        schur-pgs-sm, fbic (default: all six)\n"
+    "  --partition M         semantic | mindp | none (substructured solvers)\n"
+    "  --max-bodies N        bodies per subsystem for mindp\n"
+    "  --threads N           OpenMP threads (0 = every core)\n"
+    "  --steps N             number of steps to simulate\n"
+    "  --duration T          simulated time, s\n"
+    "  --set KEY=VALUE       override any model field; may be repeated\n"
+    "  -q, --quiet           no progress lines\n"
+    "\n"
+    "fbic uses k_max = 250 (seed 000 Table 1) unless settings.solver.max_coupling_iterations\n"
+    "is set to something other than the default 10.\n";
+
+typedef struct {
+  const char *name;
+  int ok;
+  long steps;
+  double mean_ms, median_ms, mean_k, pct_kmax, median_err, max_joint, max_pen;
+  double part_ms, setup_ms, schur_ms, iface_ms, subs_ms;
+  int substructured, subsystems, interface_rows;
+} Row;
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, long n) {
+  if (n <= 0) return NAN;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int run_one(const TsrRunOptions *o, const char *solver, Row *row) {
+  TsrModel model;
+  memset(row, 0, sizeof *row);
+  row->name = solver;
+  if (tsr_load_model_for_cli(o, &model)) return 2;
+  int t = tsr_solver_type_from_name(solver);
+  model.settings.solver.type = (TsrSolverType)t;
+  if (t == TSR_SOLVER_FBIC && model.settings.solver.max_coupling_iterations == 10)
+    model.settings.solver.max_coupling_iterations = 250;
+  int kmax = model.settings.solver.max_coupling_iterations;
+  tsr_cli_apply_threads(model.settings.solver.threads);
+  TsrWorld w;
+  char err[512] = "";
+  if (tsr_world_create(&w, &model, err, sizeof err)) {
+    tsr_cli_error("%s: %s", solver, err);
+    tsr_world_free(&w);
+    tsr_model_free(&model);
+    return 2;
+  }
+  long steps = model.settings.steps;
+  double *ms = malloc((size_t)(steps > 0 ? steps : 1) * sizeof *ms);
+  double *errs = malloc((size_t)(steps > 0 ? steps : 1) * sizeof *errs);
+  if (!ms || !errs) {
+    free(ms), free(errs);
+    tsr_world_free(&w);
+    tsr_model_free(&model);
+    return 1;
+  }
+  int status = 0;
+  double sum_ms = 0, sum_k = 0, part = 0;
+  long at_kmax = 0, n = 0;
+  row->substructured = t == TSR_SOLVER_SCHUR_BPP || t == TSR_SOLVER_SCHUR_PGS_SM || t == TSR_SOLVER_FBIC;
+  while (w.step < steps) {
+    int s = tsr_world_step(&w);
+    const TsrStepStats *st = &w.stats;
+    ms[n] = 1e3 * st->solve_seconds;
+    errs[n] = st->mlcp_error;
+    sum_ms += ms[n];
+    sum_k += st->coupling_iterations;
+    part += st->partition_seconds;
+    at_kmax += row->substructured && st->coupling_iterations >= kmax;
+    if (st->joint_error > row->max_joint || isnan(st->joint_error)) row->max_joint = st->joint_error;
+    if (st->penetration > row->max_pen) row->max_pen = st->penetration;
+    row->subsystems = st->subsystems;
+    row->interface_rows = st->interface_rows;
+    n++;
+    if (s) {
+      tsr_cli_error("%s: step %ld failed (%s)", solver, w.step, s == 1 ? "solver error" : "non-finite state");
+      status = 1;
+      break;
+    }
+    if (!o->quiet && n % 100 == 0) fprintf(stderr, "\r%s: step %ld/%ld   ", solver, n, steps);
+  }
+  if (!o->quiet) fprintf(stderr, "\r%-60s\r", "");
+  row->steps = n;
+  row->mean_ms = n ? sum_ms / (double)n : NAN;
+  row->mean_k = n ? sum_k / (double)n : NAN;
+  row->pct_kmax = n ? 100.0 * (double)at_kmax / (double)n : NAN;
+  row->median_ms = median(ms, n);
+  row->median_err = median(errs, n);
+  double setup, schur, iface, subs;
+  if (n && !tsr_solver_phase_seconds(w.solver, &setup, &schur, &iface, &subs)) {
+    row->part_ms = 1e3 * part / (double)n;
+    row->setup_ms = 1e3 * setup / (double)n;
+    row->schur_ms = 1e3 * schur / (double)n;
+    row->iface_ms = 1e3 * iface / (double)n;
+    row->subs_ms = 1e3 * subs / (double)n;
+  }
+  row->ok = status == 0;
+  free(ms), free(errs);
+  tsr_world_free(&w);
+  tsr_model_free(&model);
+  return status;
+}
+
+int tsr_cmd_compare(int argc, char **argv) {
+  const char *solvers = "direct-bpp,pgs,pgs-sm,schur-bpp,schur-pgs-sm,fbic";
+  char **args = calloc((size_t)argc + 1, sizeof *args);
+  if (!args) return 1;
+  int nargs = 0;
+  for (int i = 0; i < argc; i++) {
+    if (i > 0 && !strcmp(argv[i], "--solvers")) {
+      if (i + 1 >= argc) {
+        tsr_cli_error("--solvers needs a value");
+        free(args);
+        return 2;
+      }
+      solvers = argv[++i];
+    } else if (i > 0 && !strncmp(argv[i], "--solvers=", 10)) {
+      solvers = argv[i] + 10;
+    } else {
+      args[nargs++] = argv[i];
+    }
+  }
+  TsrRunOptions o;
+  int rc = tsr_parse_run_options(nargs, args, compare_usage, 0, &o);
+  if (rc >= 0) {
+    free(args);
+    return rc;
+  }
+  if (o.solver) {
+    tsr_cli_error("compare: use --solvers LIST, not --solver");
+    tsr_run_options_free(&o);
+    free(args);
+    return 2;
+  }
+  // Split and validate the list first (bad input: exit 2 before any run).
+  char *list = strdup(solvers);
+  const char *names[64];
+  int ns = 0;
+  for (char *tok = strtok(list, ","); tok && ns < 64; tok = strtok(NULL, ",")) {
+    if (tsr_solver_type_from_name(tok) < 0) {
+      tsr_cli_error("--solvers: unknown solver '%s' (direct-bpp, pgs, pgs-sm, schur-bpp, schur-pgs-sm, fbic)", tok);
+      free(list);
+      tsr_run_options_free(&o);
+      free(args);
+      return 2;
+    }
+    names[ns++] = tok;
+  }
+  if (!o.model || ns == 0) {
+    tsr_cli_error("compare: %s", !o.model ? "no model file" : "empty --solvers list");
+    fputs(compare_usage, stderr);
+    free(list);
+    tsr_run_options_free(&o);
+    free(args);
+    return 2;
+  }
+  Row rows[64];
+  int status = 0;
+  for (int k = 0; k < ns; k++) {
+    int r = run_one(&o, names[k], &rows[k]);
+    if (r == 2) {
+      status = 2;
+      break;
+    }
+    if (r) status = 1;
+  }
+  if (status != 2) {
+    double base = NAN;
+    for (int k = 0; k < ns; k++)
+      if (!strcmp(names[k], "direct-bpp") && rows[k].ok) base = rows[k].mean_ms;
+    printf("model %s, %ld steps, %d threads\n", o.model, rows[0].steps, omp_get_max_threads());
+    printf("%-13s %10s %10s %8s %7s %7s %11s %11s %11s %5s %6s\n", "solver", "mean ms", "median ms", "speedup",
+           "avg k", "% kmax", "median err", "max joint", "max pen", "N", "|Gam|");
+    for (int k = 0; k < ns; k++) {
+      const Row *r = &rows[k];
+      char sp[32] = "-";
+      if (isfinite(base) && r->mean_ms > 0) snprintf(sp, sizeof sp, "%.2fx", base / r->mean_ms);
+      printf("%-13s %10.3f %10.3f %8s %7.2f %7.1f %11.3e %11.3e %11.3e %5d %6d%s\n", r->name, r->mean_ms,
+             r->median_ms, sp, r->mean_k, r->pct_kmax, r->median_err, r->max_joint, r->max_pen, r->subsystems,
+             r->interface_rows, r->ok ? "" : "  (failed)");
+    }
+    int any = 0;
+    for (int k = 0; k < ns; k++) any |= rows[k].substructured;
+    if (any) {
+      printf("\nper step, ms:  %10s %10s %10s %10s %10s\n", "partition", "extract", "S_Gamma", "interface",
+             "subsystems");
+      for (int k = 0; k < ns; k++)
+        if (rows[k].substructured)
+          printf("%-13s  %10.3f %10.3f %10.3f %10.3f %10.3f\n", rows[k].name, rows[k].part_ms, rows[k].setup_ms,
+                 rows[k].schur_ms, rows[k].iface_ms, rows[k].subs_ms);
+    }
+  }
+  free(list);
+  tsr_run_options_free(&o);
+  free(args);
+  return status;
+}

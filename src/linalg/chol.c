@@ -332,3 +332,20 @@ int tsr_chol_solve(const double *rhs, double *x, TsrChol *c) {
     return -1;
   }
 }
+
+int tsr_chol_solve_many(double *X, int nrhs, TsrChol *c) {
+  int nf = c->nf, info = 0;
+  if (nf == 0 || nrhs <= 0) return 0;
+  switch (c->method) {
+  case TSR_CHOL_DENSE_LLT:
+    dpotrs_("L", &nf, &nrhs, c->D, &nf, X, &nf, &info);
+    return info ? -1 : 0;
+  case TSR_CHOL_DENSE_LU:
+    dgetrs_("N", &nf, &nrhs, c->D, &nf, c->ipiv, X, &nf, &info);
+    return info ? -1 : 0;
+  default:
+    for (int k = 0; k < nrhs; k++)
+      if (tsr_chol_solve(X + (size_t)k * nf, X + (size_t)k * nf, c)) return -1;
+    return 0;
+  }
+}

@@ -62,6 +62,11 @@ int tsr_chol_factor_shifted(const int *F, int nf, double shift, TsrChol *c);
 // factorisation. x may alias rhs. Returns 0 or < 0.
 int tsr_chol_solve(const double *rhs, double *x, TsrChol *c);
 
+// Solves A_FF X = B in place for nrhs columns (X column-major, nf x nrhs,
+// leading dimension nf) with the last factorisation: one LAPACK call on the
+// dense paths. Returns 0 or < 0.
+int tsr_chol_solve_many(double *X, int nrhs, TsrChol *c);
+
 // Path used by the last tsr_chol_factor (TSR_CHOL_*).
 int tsr_chol_method(const TsrChol *c);
 const TsrCholStats *tsr_chol_stats(const TsrChol *c);

@@ -20,6 +20,7 @@ typedef struct {
   int *row_subsystem;    // [n_rows]; -1 for interface rows (Gamma)
   int n_interface_rows;
   int cap_bodies, cap_rows;  // allocated sizes (reused step to step)
+  void *work;            // scratch of tsr_partition_build, owned (freed by tsr_partition_free)
 } TsrPartition;
 
 void tsr_partition_init(TsrPartition *p);
@@ -29,6 +30,21 @@ void tsr_partition_free(TsrPartition *p);
 // mindp: seed 000 Algorithm 2 with at most max_bodies per subsystem, orphans
 // and islands handled; none: one subsystem), then assigns the rows. Fixed
 // bodies get -1. Returns 0, or < 0 on allocation failure.
+//
+// Rules (see partition.c for the reasons):
+//  * semantic: one subsystem per distinct `group` string, numbered in order of
+//    first appearance in the model. Moving bodies without a group: each
+//    connected component of them (edges between ungrouped bodies only) is one
+//    extra subsystem, numbered after the groups in order of its lowest body.
+//  * mindp: Algorithm 2. Degree = number of distinct neighbours still in G0.
+//    Ties go to the lowest body index. When a growing group has no neighbour
+//    left in G0 (its island is used up), it goes on from the minimum-degree
+//    body anywhere in G0: small islands share a subsystem (no interface rows
+//    between them) instead of becoming one subsystem each. After a group is
+//    full, its neighbours of degree zero in G0 (orphans) join it, so a group
+//    may exceed max_bodies by its orphans only. The bodies left when
+//    |G0| <= max_bodies form the last group. max_bodies <= 0 means 16.
+//  * none: one subsystem with every moving body (0 subsystems when none move).
 int tsr_partition_build(const TsrModel *m, const TsrRowSet *rows, TsrPartitionMethod method, int max_bodies,
                         TsrPartition *p);
 

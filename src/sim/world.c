@@ -29,6 +29,7 @@ int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen) {
     snprintf(err, (size_t)errlen, "out of memory");
     return -1;
   }
+  if (tsr_contact_init(&w->contacts, m, err, errlen)) return -1;
   tsr_mlcp_init(&w->mlcp);
   tsr_partition_init(&w->partition);
   tsr_solver_default_params(m->settings.solver.type, &w->solver_params);
@@ -58,6 +59,7 @@ int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen) {
 void tsr_world_free(TsrWorld *w) {
   tsr_bodies_free(&w->bodies);
   tsr_joints_free(&w->joints);
+  tsr_contact_free(&w->contacts);
   tsr_rowset_free(&w->rows);
   tsr_mlcp_free(&w->mlcp);
   tsr_solver_free(&w->solver);
@@ -77,6 +79,11 @@ void tsr_world_free(TsrWorld *w) {
   free(w->f_row_source);
   free(w->f_row_body);
   free(w->f_row_sub);
+  free(w->f_contact_body);
+  free(w->f_contact_point);
+  free(w->f_contact_normal);
+  free(w->f_contact_depth);
+  free(w->f_contact_impulse);
   memset(w, 0, sizeof *w);
 }
 
@@ -93,14 +100,22 @@ static int ensure_rows(TsrWorld *w, int m) {
   return 0;
 }
 
-// Stage 1. Contact generation arrives with the contact issue; joints-only
-// models have nothing to collide.
-static void collide(TsrWorld *w) { (void)w; }
+// Stage 1: contacts at the current state, each matched to one of the
+// previous step (contact/match.c).
+static int collide(TsrWorld *w) { return tsr_contact_collide(&w->contacts, w->model, &w->bodies); }
 
-// Stage 2: rows from joints, in model order.
-static void constrain(TsrWorld *w) {
+// Stage 2: rows from joints in model order, then three per contact in contact
+// order (OUTPUT.md /constraints). The unconstrained velocity v_free is formed
+// here, not in solve, because contact rows need it (tangent directions, first
+// friction bounds).
+static int constrain(TsrWorld *w) {
+  TsrBodies *b = &w->bodies;
+  tsr_bodies_update_inertia(b);
+  tsr_bodies_free_velocity(b, w->model->settings.gravity, w->h, w->v_free);
   tsr_rowset_clear(&w->rows);
-  tsr_joints_build_rows(&w->joints, w->model, &w->bodies, w->h, &w->rows);
+  tsr_joints_build_rows(&w->joints, w->model, b, w->h, &w->rows);
+  w->n_joint_rows = w->rows.count;
+  return tsr_contact_build_rows(&w->contacts, w->model, b, w->v_free, w->h, &w->rows);
 }
 
 static int substructured(TsrSolverType t) {
@@ -120,28 +135,31 @@ static int partition(TsrWorld *w) {
   return tsr_partition_assign_rows(&w->rows, &w->partition);
 }
 
-// Stage 4: assemble the MLCP and solve it, warm-started from the previous
-// step where its rows are the same ones (joint rows keep their order).
+// Stage 4: assemble the MLCP and solve it. Warm start (when on): joint rows
+// map 1:1 from the previous step (their number and order never change),
+// contact rows from their matched contacts (contact/match.c); the rest start
+// at 0 and free.
 static int solve(TsrWorld *w) {
   TsrBodies *b = &w->bodies;
-  tsr_bodies_update_inertia(b);
-  tsr_bodies_free_velocity(b, w->model->settings.gravity, w->h, w->v_free);
   double t0 = now_seconds();
   if (tsr_mlcp_assemble(&w->rows, b->n, b->inv_mass, b->inv_inertia_world, w->v_free, &w->mlcp)) return -1;
   w->assemble_seconds = now_seconds() - t0;
-  int m = w->rows.count;
-  if (w->solver_params.warm_start && w->prev_rows == m) {
-    memcpy(w->lambda, w->prev_lambda, (size_t)m * sizeof(double));
-    memcpy(w->index_set, w->prev_index_set, (size_t)m);
-  } else {
-    memset(w->lambda, 0, (size_t)m * sizeof(double));
-    memset(w->index_set, 0, (size_t)m);
+  int m = w->rows.count, nj = w->n_joint_rows;
+  memset(w->lambda, 0, (size_t)m * sizeof(double));
+  memset(w->index_set, 0, (size_t)m);
+  if (w->solver_params.warm_start) {
+    if (w->prev_joint_rows == nj) {
+      memcpy(w->lambda, w->prev_lambda, (size_t)nj * sizeof(double));
+      memcpy(w->index_set, w->prev_index_set, (size_t)nj);
+    }
+    tsr_contact_warm_start(&w->contacts, &w->rows, w->lambda, w->index_set);
   }
   memset(&w->solve_stats, 0, sizeof w->solve_stats);
   w->solve_status = tsr_solver_solve(w->solver, &w->mlcp, &w->partition, w->lambda, w->index_set, &w->solve_stats);
-  memcpy(w->prev_lambda, w->lambda, (size_t)m * sizeof(double));
-  memcpy(w->prev_index_set, w->index_set, (size_t)m);
-  w->prev_rows = m;
+  memcpy(w->prev_lambda, w->lambda, (size_t)nj * sizeof(double));
+  memcpy(w->prev_index_set, w->index_set, (size_t)nj);
+  w->prev_joint_rows = nj;
+  tsr_contact_store(&w->contacts, w->lambda, w->index_set);
   return w->solve_status < 0 ? -1 : 0;
 }
 
@@ -171,12 +189,12 @@ int tsr_world_step(TsrWorld *w) {
   memset(st, 0, sizeof *st);
   double t0 = now_seconds();
 
-  collide(w);
+  int failed = collide(w);
   double t1 = now_seconds();
-  constrain(w);
-  if (ensure_rows(w, w->rows.count)) return 1;
+  if (!failed) failed = constrain(w);
+  if (!failed && ensure_rows(w, w->rows.count)) failed = -1;
   double t2 = now_seconds();
-  int failed = partition(w) ? -1 : 0;
+  if (!failed) failed = partition(w) ? -1 : 0;
   double t3 = now_seconds();
   if (!failed) failed = solve(w);
   double t4 = now_seconds();
@@ -194,14 +212,39 @@ int tsr_world_step(TsrWorld *w) {
   st->converged = (uint8_t)(w->solve_stats.converged != 0);
   st->mlcp_error = w->solve_stats.residual;
   st->constraint_rows = w->rows.count;
-  st->contacts = 0;
+  st->contacts = w->contacts.n;
   st->subsystems = w->solve_stats.subsystems ? w->solve_stats.subsystems : w->partition.n_subsystems;
   st->interface_rows = w->solve_stats.interface_rows;
   st->joint_error = tsr_joints_max_error(&w->joints, w->model, &w->bodies);
-  st->penetration = 0.0;
+  st->penetration = failed ? 0.0 : tsr_contact_penetration(&w->contacts, &w->bodies, w->v_new, w->h);
   if (failed) return 1;
   w->bad_body = tsr_bodies_find_nonfinite(&w->bodies);
   return w->bad_body >= 0 ? 2 : 0;
+}
+
+// Contacts of the last step into the frame scratch; depth is the depth at
+// detection (the start of the step), as the rows used it.
+static int frame_contacts(TsrWorld *w) {
+  const TsrContacts *cs = &w->contacts;
+  if (cs->n > w->f_contact_cap) {
+    size_t c = (size_t)cs->n;
+    if (grow((void **)&w->f_contact_body, 2 * c, sizeof(int32_t)) || grow((void **)&w->f_contact_point, 3 * c, sizeof(double)) ||
+        grow((void **)&w->f_contact_normal, 3 * c, sizeof(double)) || grow((void **)&w->f_contact_depth, c, sizeof(double)) ||
+        grow((void **)&w->f_contact_impulse, 3 * c, sizeof(double)))
+      return -1;
+    w->f_contact_cap = cs->n;
+  }
+  for (int i = 0; i < cs->n; i++) {
+    const TsrContact *c = &cs->c[i];
+    w->f_contact_body[2 * i] = c->body[0];
+    w->f_contact_body[2 * i + 1] = c->body[1];
+    double *p = &w->f_contact_point[3 * i], *n = &w->f_contact_normal[3 * i];
+    p[0] = c->point.x, p[1] = c->point.y, p[2] = c->point.z;
+    n[0] = c->normal.x, n[1] = c->normal.y, n[2] = c->normal.z;
+    w->f_contact_depth[i] = c->depth;
+    for (int k = 0; k < 3; k++) w->f_contact_impulse[3 * i + k] = c->impulse[k];
+  }
+  return 0;
 }
 
 void tsr_world_frame(TsrWorld *w, int initial, TsrFrame *f) {
@@ -222,7 +265,17 @@ void tsr_world_frame(TsrWorld *w, int initial, TsrFrame *f) {
   f->orientation = w->f_ori;
   f->velocity = w->f_vel;
   f->body_subsystem = w->f_body_sub;
-  if (initial || !w->model->settings.output.constraints) return;
+  if (initial) return;
+  if (w->model->settings.output.contacts && frame_contacts(w) == 0) {
+    const TsrContacts *cs = &w->contacts;
+    f->n_contacts = cs->n;
+    f->contact_body = w->f_contact_body;
+    f->contact_point = w->f_contact_point;
+    f->contact_normal = w->f_contact_normal;
+    f->contact_depth = w->f_contact_depth;
+    f->contact_impulse = w->f_contact_impulse;
+  }
+  if (!w->model->settings.output.constraints) return;
   int m = w->rows.count;
   for (int i = 0; i < m; i++) {
     const TsrRow *r = &w->rows.rows[i];

@@ -6,6 +6,7 @@
 #ifndef TSR_WORLD_H
 #define TSR_WORLD_H
 
+#include "contact/contact.h"
 #include "dynamics/bodies.h"
 #include "io/run_file.h"
 #include "joints/joints.h"
@@ -21,7 +22,9 @@ typedef struct {
   double time;            // simulated time
   TsrBodies bodies;
   TsrJoints joints;
+  TsrContacts contacts;
   TsrRowSet rows;
+  int n_joint_rows;        // rows [0, n_joint_rows) are joint rows, then 3 per contact
   TsrMlcp mlcp;
   TsrSolver *solver;
   TsrSolverParams solver_params;
@@ -31,9 +34,9 @@ typedef struct {
   int row_cap;
   double *lambda;          // [rows] solution of the last step
   int8_t *index_set;       // [rows]
-  double *prev_lambda;     // warm start: the previous step's solution
+  double *prev_lambda;     // warm start: the previous step's joint rows (contacts keep their own)
   int8_t *prev_index_set;
-  int prev_rows;
+  int prev_joint_rows;
   // what the last step produced
   TsrStepStats stats;
   TsrSolveStats solve_stats;
@@ -45,9 +48,14 @@ typedef struct {
   int32_t *f_body_sub;
   int8_t *f_row_type, *f_row_index;
   int32_t *f_row_source, *f_row_body, *f_row_sub;
+  int f_contact_cap;
+  int32_t *f_contact_body;
+  double *f_contact_point, *f_contact_normal, *f_contact_depth, *f_contact_impulse;
 } TsrWorld;
 
-// Builds the world at the model's initial state; 0 on success, else a message in err.
+// Builds the world at the model's initial state; 0 on success, else a message
+// in err (also when two bodies could meet in a shape pairing that ODE's
+// collision library cannot collide: see contact/collide.c).
 int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen);
 void tsr_world_free(TsrWorld *w);
 

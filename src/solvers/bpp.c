@@ -67,6 +67,10 @@ struct TsrBpp {
   double *rhs, *x, *r, *w, *best_lambda, *rr;  // rr: per-row residual of Eq. 29
   uint64_t *table;
   int cap_table;
+  // Factorisation reuse (tsr_bpp_enable_reuse): fset is the index set whose
+  // A_FF the chol holds (unshifted), valid while A is unchanged.
+  int reuse, matrix_set, fset_valid;
+  int8_t *fset;
 };
 
 TsrBpp *tsr_bpp_create(void) {
@@ -84,6 +88,9 @@ static void free_arrays(TsrBpp *b) {
   free(b->s), free(b->best_s), free(b->prev_s), free(b->tgt), free(b->prev_tgt);
   free(b->F), free(b->loc), free(b->inf), free(b->prev_inf);
   free(b->rhs), free(b->x), free(b->r), free(b->w), free(b->best_lambda), free(b->rr);
+  free(b->fset);
+  b->fset = NULL;
+  b->fset_valid = 0;
 }
 
 void tsr_bpp_free(TsrBpp **pb) {
@@ -97,6 +104,13 @@ void tsr_bpp_free(TsrBpp **pb) {
 }
 
 TsrChol *tsr_bpp_chol(TsrBpp *b) { return b->chol; }
+
+void tsr_bpp_enable_reuse(TsrBpp *b, int on) {
+  b->reuse = on;
+  b->matrix_set = b->fset_valid = 0;
+}
+
+void tsr_bpp_invalidate(TsrBpp *b) { b->matrix_set = b->fset_valid = 0; }
 
 static int reserve(TsrBpp *b, int m, int max_pivots) {
   if (m > b->cap) {
@@ -118,7 +132,8 @@ static int reserve(TsrBpp *b, int m, int max_pivots) {
     b->w = malloc((size_t)n * sizeof(double));
     b->best_lambda = malloc((size_t)n * sizeof(double));
     b->rr = malloc((size_t)n * sizeof(double));
-    if (!b->s || !b->best_s || !b->prev_s || !b->tgt || !b->prev_tgt || !b->F || !b->loc || !b->inf || !b->prev_inf || !b->rhs || !b->x ||
+    b->fset = malloc((size_t)n);
+    if (!b->fset || !b->s || !b->best_s || !b->prev_s || !b->tgt || !b->prev_tgt || !b->F || !b->loc || !b->inf || !b->prev_inf || !b->rhs || !b->x ||
         !b->r || !b->w || !b->best_lambda || !b->rr)
       return -1;
     b->cap = n;
@@ -184,8 +199,15 @@ static int solve_set(const TsrMlcp *p, double amax, double *lambda, TsrBpp *b, i
     }
   }
   if (nf == 0) return 0;
-  int rc = tsr_chol_factor(b->F, nf, b->chol), shifted = 0;
+  int rc = 0, shifted = 0;
+  if (b->reuse && b->fset_valid && !memcmp(b->fset, b->s, (size_t)m)) goto factored;
+  b->fset_valid = 0;
+  rc = tsr_chol_factor(b->F, nf, b->chol);
   (*factorizations)++;
+  if (rc == 0 && b->reuse) {
+    memcpy(b->fset, b->s, (size_t)m);
+    b->fset_valid = 1;
+  }
   if (rc < 0) {
     // A_FF singular (zero diagonals of the Siconos MLCPs, redundant rows with
     // no compliance): factorise A_FF + delta I and refine against A_FF, which
@@ -195,6 +217,7 @@ static int solve_set(const TsrMlcp *p, double amax, double *lambda, TsrBpp *b, i
     if (rc < 0) return rc;
     shifted = 1;
   }
+factored:
   if (tsr_chol_solve(b->rhs, b->x, b->chol)) return -1;
   // Iterative refinement: r = rhs - A_FF x, x += (A_FF [+ delta I])^-1 r. One
   // step normally; with the shift, until the residual stops falling.
@@ -234,8 +257,14 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
     stats->converged = 1;
     return 0;
   }
+  int cap_before = b->cap;
   if (reserve(b, m, max_pivots)) return -1;
-  if (tsr_chol_set_matrix(m, p->Ap, p->Ai, p->Ax, p->symmetric, b->chol)) return -1;
+  if (b->cap != cap_before) b->matrix_set = b->fset_valid = 0;
+  if (!(b->reuse && b->matrix_set)) {
+    b->fset_valid = 0;
+    if (tsr_chol_set_matrix(m, p->Ap, p->Ai, p->Ax, p->symmetric, b->chol)) return -1;
+    b->matrix_set = b->reuse;
+  }
   const double *lo = p->lo, *hi = p->hi;
   int8_t *s = b->s;
 
@@ -402,4 +431,35 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
   stats->converged = converged;
   stats->residual = best_res;
   return converged ? 0 : 1;
+}
+
+int tsr_bpp_factor(const TsrMlcp *p, const int8_t *set, double shift, const int **F, int *nf, TsrBpp *b) {
+  int m = p->m;
+  int cap_before = b->cap;
+  if (reserve(b, m, 1)) return -1;
+  if (b->cap != cap_before) b->matrix_set = b->fset_valid = 0;
+  if (!(b->reuse && b->matrix_set)) {
+    b->fset_valid = 0;
+    if (tsr_chol_set_matrix(m, p->Ap, p->Ai, p->Ax, p->symmetric, b->chol)) return -1;
+    b->matrix_set = b->reuse;
+  }
+  int n = 0;
+  for (int i = 0; i < m; i++)
+    if (set[i] == TSR_INDEX_FREE) b->F[n++] = i;
+  *F = b->F;
+  *nf = n;
+  if (n == 0) return 0;
+  if (b->reuse && b->fset_valid && !memcmp(b->fset, set, (size_t)m)) return 0;
+  b->fset_valid = 0;
+  int rc = tsr_chol_factor(b->F, n, b->chol);
+  if (rc == 0) {
+    if (b->reuse) {
+      memcpy(b->fset, set, (size_t)m);
+      b->fset_valid = 1;
+    }
+    return 0;
+  }
+  if (!(shift > 0.0)) return rc;
+  rc = tsr_chol_factor_shifted(b->F, n, shift, b->chol);
+  return rc < 0 ? rc : 1;
 }

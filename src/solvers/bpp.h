@@ -31,4 +31,19 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
 // returned one when tsr_bpp_solve returned 0), for reuse (seed 000 §5.2).
 TsrChol *tsr_bpp_chol(TsrBpp *b);
 
+// Factorisation reuse for callers that solve one matrix A several times (the
+// substructured solvers, seed 000 §5.2). When on, tsr_bpp_solve and
+// tsr_bpp_factor skip the factorisation of A_FF when the chol already holds
+// it for the same index set; the caller promises that p (the arrays and the
+// values of A) is unchanged between calls until it calls tsr_bpp_invalidate.
+// Off by default (direct-bpp).
+void tsr_bpp_enable_reuse(TsrBpp *b, int on);
+void tsr_bpp_invalidate(TsrBpp *b);
+
+// Makes tsr_bpp_chol(b) hold the factorisation of A_FF, F = rows of `set`
+// that are TSR_INDEX_FREE (reused when possible). *F, *nf: the free rows,
+// valid until the next call on b. Returns 0, 1 when A_FF was not positive
+// definite and A_FF + shift I was factorised instead (shift > 0), < 0 failure.
+int tsr_bpp_factor(const TsrMlcp *p, const int8_t *set, double shift, const int **F, int *nf, TsrBpp *b);
+
 #endif

@@ -9,12 +9,18 @@
 #include <string.h>
 
 #include "solvers/bpp.h"
+#include "solvers/fbic.h"
 #include "solvers/pgs.h"
+#include "solvers/pgs_sm.h"
+#include "solvers/schur.h"
 
 struct TsrSolver {
   TsrSolverParams params;
   TsrBpp *bpp;
   TsrPgs *pgs;
+  TsrPgsSm *pgs_sm;
+  TsrSchur *schur;
+  TsrFbic *fbic;
 };
 
 // Names as in the model files (kept here so that this module does not depend
@@ -46,7 +52,7 @@ void tsr_solver_default_params(TsrSolverType type, TsrSolverParams *params) {
 }
 
 TsrSolver *tsr_solver_create(const TsrSolverParams *params, char *err, int errlen) {
-  if (params->type != TSR_SOLVER_DIRECT_BPP && params->type != TSR_SOLVER_PGS) {
+  if (params->type < 0 || params->type >= TSR_SOLVER_COUNT) {
     if (err && errlen > 0)
       snprintf(err, (size_t)errlen, "solver '%s' is not available in this build yet", type_name(params->type));
     return NULL;
@@ -56,6 +62,10 @@ TsrSolver *tsr_solver_create(const TsrSolverParams *params, char *err, int errle
   s->params = *params;
   if (params->type == TSR_SOLVER_DIRECT_BPP && !(s->bpp = tsr_bpp_create())) goto oom;
   if (params->type == TSR_SOLVER_PGS && !(s->pgs = tsr_pgs_create())) goto oom;
+  if (params->type == TSR_SOLVER_PGS_SM && !(s->pgs_sm = tsr_pgs_sm_create())) goto oom;
+  if (params->type == TSR_SOLVER_SCHUR_BPP && !(s->schur = tsr_schur_create(TSR_SCHUR_IFACE_BPP))) goto oom;
+  if (params->type == TSR_SOLVER_SCHUR_PGS_SM && !(s->schur = tsr_schur_create(TSR_SCHUR_IFACE_PGS_SM))) goto oom;
+  if (params->type == TSR_SOLVER_FBIC && !(s->fbic = tsr_fbic_create())) goto oom;
   return s;
 oom:
   tsr_solver_free(&s);
@@ -65,7 +75,6 @@ oom:
 
 int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, double *lambda, int8_t *index_set,
                      TsrSolveStats *stats) {
-  (void)part;  // whole-system solvers ignore the partition
   memset(stats, 0, sizeof *stats);
   stats->subsystems = 1;
   switch (s->params.type) {
@@ -76,6 +85,13 @@ int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, d
     if (index_set) tsr_mlcp_index_set(p, lambda, s->params.index_tolerance, index_set);
     return rc;
   }
+  case TSR_SOLVER_PGS_SM:
+    return tsr_pgs_sm_solve(p, &s->params, lambda, index_set, stats, s->pgs_sm);
+  case TSR_SOLVER_SCHUR_BPP:
+  case TSR_SOLVER_SCHUR_PGS_SM:
+    return tsr_schur_solve(p, part, &s->params, lambda, index_set, stats, s->schur);
+  case TSR_SOLVER_FBIC:
+    return tsr_fbic_solve(p, part, &s->params, lambda, index_set, stats, s->fbic);
   default:
     return -1;
   }
@@ -86,6 +102,16 @@ void tsr_solver_free(TsrSolver **ps) {
   if (!s) return;
   tsr_bpp_free(&s->bpp);
   tsr_pgs_free(&s->pgs);
+  tsr_pgs_sm_free(&s->pgs_sm);
+  tsr_schur_free(&s->schur);
+  tsr_fbic_free(&s->fbic);
   free(s);
   *ps = NULL;
+}
+
+int tsr_solver_phase_seconds(const TsrSolver *s, double *setup, double *schur, double *iface, double *subsystems) {
+  const TsrSchurTimes *t = s->schur ? tsr_schur_times(s->schur) : s->fbic ? tsr_fbic_times(s->fbic) : NULL;
+  if (!t) return -1;
+  *setup = t->setup, *schur = t->schur, *iface = t->iface, *subsystems = t->subsystems;
+  return 0;
 }

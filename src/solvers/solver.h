@@ -50,4 +50,9 @@ int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, d
                      TsrSolveStats *stats);
 void tsr_solver_free(TsrSolver **s);
 
+// Substructured solvers: cumulative seconds spent since creation extracting
+// the subsystems (setup), forming S_Gamma / z_Gamma, in the interface MLCP and
+// in the subsystem MLCPs. Returns -1 (nothing set) for other solvers.
+int tsr_solver_phase_seconds(const TsrSolver *s, double *setup, double *schur, double *iface, double *subsystems);
+
 #endif

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: MIT
+// Collision detection with ODE's collision library, for geometry only: one
+// ODE geom per shape (compound parts are separate shapes, each placed at
+// body pose x part pose, so no geom transforms are needed), a hash space for
+// the broad phase, dCollide for the narrow phase with at most
+// contact.max_per_pair points per pair of shapes. No ODE bodies or world.
+//
+// Margin. ODE reports overlaps only. To get contacts up to a separation of
+// `margin`, every geom is inflated by margin/2 (sphere, capsule, cylinder
+// radius + margin/2; box edges and cylinder length + margin; plane offset +
+// margin/2), and margin is subtracted from ODE's depth: two shapes a distance
+// s apart overlap by margin - s once inflated. Inflation rounds nothing (a
+// box stays a box), so near edges and corners the reported separation of a
+// contact can be off by O(margin); points move outward by up to margin/2.
+// Both are negligible for margins of a few millimetres.
+//
+// Normal. ODE's dContactGeom normal for dCollide(g1, g2) is such that moving
+// g1 along it by `depth` separates the geoms (it points into g1). We always
+// pass the shape with the lower index first, so the normal pushes body[0]
+// along +normal, as OUTPUT.md wants.
+//
+// Pairs. Skipped: parts of one body, pairs of fixed bodies (category bits
+// stop them in the broad phase), and bodies joined by a joint without
+// `collide: true`. ODE 0.16 (with libccd) collides every pair of sphere,
+// box, capsule, cylinder and plane except plane-plane; which pairs it does
+// is probed at start-up (dCollide returns 0 contacts for a pair it cannot do,
+// silently), and a model whose bodies could meet in an unsupported pairing is
+// refused when the world is created.
+#include "contact/contact_internal.h"
+
+#include <ode/ode.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct TsrCollider {
+  dSpaceID space;
+  int n_geoms;
+  dGeomID *geoms;        // [n_shapes], one per shape
+  int max_per_pair;
+  dContactGeom *buf;     // [max_per_pair]
+  int n_excluded;
+  int64_t *excluded;     // sorted body-pair keys (b0 * n + b1, b0 < b1) that do not collide
+  int n_bodies;
+  int ode_ready;
+  dGeomID end_sphere;    // capsule end caps (see end_caps)
+  dContactGeom cap_buf[8];
+};
+
+enum { CAT_FIXED = 1, CAT_MOVING = 2 };
+
+static const char *const shape_names[] = {"sphere", "box", "capsule", "cylinder", "plane"};
+
+const char *tsr_contact_shape_name(TsrShapeType t) {
+  return (unsigned)t < sizeof shape_names / sizeof *shape_names ? shape_names[t] : "?";
+}
+
+// ---------------------------------------------------------------------------
+// Which type pairs ODE collides: probed once with two overlapping geoms.
+
+static int supported[5][5];
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+
+static dGeomID probe_geom(int t) {
+  switch (t) {
+    case TSR_SHAPE_SPHERE: return dCreateSphere(0, 0.5);
+    case TSR_SHAPE_BOX: return dCreateBox(0, 1, 1, 1);
+    case TSR_SHAPE_CAPSULE: return dCreateCapsule(0, 0.3, 1);
+    case TSR_SHAPE_CYLINDER: return dCreateCylinder(0, 0.3, 1);
+    default: return dCreatePlane(0, 0, 0, 1, 0);
+  }
+}
+
+static void probe(void) {
+  dInitODE2(0);
+  dAllocateODEDataForThread(dAllocateMaskAll);
+  for (int a = 0; a < 5; a++)
+    for (int b = 0; b < 5; b++) {
+      dGeomID g1 = probe_geom(a), g2 = probe_geom(b);
+      // Clearly overlapping, centres apart (some colliders dislike coincident centres).
+      if (a != TSR_SHAPE_PLANE) dGeomSetPosition(g1, 0.01, 0.02, 0.3);
+      if (b != TSR_SHAPE_PLANE) dGeomSetPosition(g2, 0.03, -0.01, -0.1);
+      dContactGeom c[8];
+      supported[a][b] = dCollide(g1, g2, 8, c, sizeof c[0]) > 0;
+      dGeomDestroy(g1);
+      dGeomDestroy(g2);
+    }
+  dCloseODE();
+}
+
+int tsr_contact_pair_supported(TsrShapeType a, TsrShapeType b) {
+  pthread_once(&probe_once, probe);
+  if ((unsigned)a > 4 || (unsigned)b > 4) return 0;
+  return supported[a][b] && supported[b][a];
+}
+
+// ---------------------------------------------------------------------------
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int64_t pair_key(int b0, int b1, int n) {
+  if (b0 > b1) {
+    int t = b0;
+    b0 = b1;
+    b1 = t;
+  }
+  return (int64_t)b0 * n + b1;
+}
+
+static int excluded(const TsrCollider *c, int b0, int b1) {
+  if (!c->n_excluded) return 0;
+  int64_t k = pair_key(b0, b1, c->n_bodies);
+  return bsearch(&k, c->excluded, (size_t)c->n_excluded, sizeof k, cmp_i64) != NULL;
+}
+
+// Whether two shapes may ever be tested against each other.
+static int may_meet(const TsrCollider *c, const TsrModel *m, int s0, int s1) {
+  int b0 = m->shapes[s0].body, b1 = m->shapes[s1].body;
+  if (b0 == b1) return 0;
+  if (m->bodies[b0].fixed && m->bodies[b1].fixed) return 0;
+  return !excluded(c, b0, b1);
+}
+
+static dGeomID make_geom(dSpaceID space, const TsrShapeDef *s, double margin) {
+  const double *p = s->params, e = 0.5 * margin;
+  switch (s->type) {
+    case TSR_SHAPE_SPHERE: return dCreateSphere(space, p[0] + e);
+    case TSR_SHAPE_BOX: return dCreateBox(space, p[0] + margin, p[1] + margin, p[2] + margin);
+    case TSR_SHAPE_CAPSULE: return dCreateCapsule(space, p[0] + e, p[1]);
+    case TSR_SHAPE_CYLINDER: return dCreateCylinder(space, p[0] + e, p[1] + margin);
+    case TSR_SHAPE_PLANE: return dCreatePlane(space, p[0], p[1], p[2], p[3] + e);
+  }
+  return NULL;
+}
+
+// World pose of a shape: body pose x part pose.
+static void place(dGeomID g, const TsrShapeDef *s, TsrVec3 x, TsrQuat q) {
+  if (s->type == TSR_SHAPE_PLANE) return;  // planes are in world coordinates
+  TsrVec3 p = tsr_v3_add(x, tsr_q_rotate(q, s->position));
+  TsrQuat r = tsr_q_normalize(tsr_q_mul(q, s->orientation));
+  dQuaternion dq = {r.w, r.x, r.y, r.z};
+  dGeomSetPosition(g, p.x, p.y, p.z);
+  dGeomSetQuaternion(g, dq);
+}
+
+static int check_pairs(const TsrCollider *c, const TsrModel *m, char *err, int errlen) {
+  int moving[5] = {0}, any[5] = {0};
+  for (int k = 0; k < m->n_shapes; k++) {
+    const TsrShapeDef *s = &m->shapes[k];
+    any[s->type] = 1;
+    if (!m->bodies[s->body].fixed) moving[s->type] = 1;
+  }
+  for (int a = 0; a < 5; a++)
+    for (int b = 0; b < 5; b++) {
+      if (!moving[a] || !any[b] || tsr_contact_pair_supported((TsrShapeType)a, (TsrShapeType)b)) continue;
+      // Some pairing is unsupported: find two shapes that could meet with it.
+      for (int i = 0; i < m->n_shapes; i++) {
+        if (m->shapes[i].type != (TsrShapeType)a || m->bodies[m->shapes[i].body].fixed) continue;
+        for (int j = 0; j < m->n_shapes; j++) {
+          if (m->shapes[j].type != (TsrShapeType)b || !may_meet(c, m, i, j)) continue;
+          const TsrBodyDef *bi = &m->bodies[m->shapes[i].body], *bj = &m->bodies[m->shapes[j].body];
+          snprintf(err, (size_t)errlen,
+                   "%s:%d:%d: contact between body '%s' (%s) and body '%s' (%s) is not supported by ODE's "
+                   "collision library; join the two with a joint or change a shape",
+                   m->path ? m->path : "model", m->shapes[i].mark.line, m->shapes[i].mark.col, bi->name,
+                   tsr_contact_shape_name((TsrShapeType)a), bj->name, tsr_contact_shape_name((TsrShapeType)b));
+          return -1;
+        }
+      }
+    }
+  return 0;
+}
+
+int tsr_contact_collider_create(TsrCollider **out, const TsrModel *m, char *err, int errlen) {
+  *out = NULL;
+  TsrCollider *c = calloc(1, sizeof *c);
+  if (!c) goto oom;
+  *out = c;
+  pthread_once(&probe_once, probe);
+  dInitODE2(0);
+  c->ode_ready = 1;
+  dAllocateODEDataForThread(dAllocateMaskAll);
+  c->n_bodies = m->n_bodies;
+  // Body pairs joined by a joint that does not ask for collision.
+  c->excluded = malloc(((size_t)m->n_joints + 1) * sizeof *c->excluded);
+  if (!c->excluded) goto oom;
+  for (int j = 0; j < m->n_joints; j++) {
+    const TsrJointDef *d = &m->joints[j];
+    if (d->collide || d->body[0] < 0 || d->body[1] < 0 || d->body[0] == d->body[1]) continue;
+    c->excluded[c->n_excluded++] = pair_key(d->body[0], d->body[1], m->n_bodies);
+  }
+  qsort(c->excluded, (size_t)c->n_excluded, sizeof *c->excluded, cmp_i64);
+  if (check_pairs(c, m, err, errlen)) return -1;
+
+  c->max_per_pair = m->settings.contact.max_per_pair;
+  if (c->max_per_pair < 1) c->max_per_pair = 1;
+  if (c->max_per_pair > 0xffff) c->max_per_pair = 0xffff;
+  c->buf = calloc((size_t)c->max_per_pair, sizeof *c->buf);
+  c->geoms = calloc((size_t)m->n_shapes + 1, sizeof *c->geoms);
+  if (!c->buf || !c->geoms) goto oom;
+  c->end_sphere = dCreateSphere(0, 1.0);
+  c->space = dHashSpaceCreate(0);
+  // Cells from 1/64 m to 256 m; larger objects go to the space's big list.
+  dHashSpaceSetLevels(c->space, -6, 8);
+  double margin = m->settings.contact.margin > 0 ? m->settings.contact.margin : 0.0;
+  for (int k = 0; k < m->n_shapes; k++) {
+    const TsrShapeDef *s = &m->shapes[k];
+    const TsrBodyDef *bd = &m->bodies[s->body];
+    dGeomID g = make_geom(c->space, s, margin);
+    if (!g) goto oom;
+    c->geoms[k] = g;
+    c->n_geoms = k + 1;
+    dGeomSetData(g, (void *)(intptr_t)k);
+    dGeomSetCategoryBits(g, bd->fixed ? CAT_FIXED : CAT_MOVING);
+    dGeomSetCollideBits(g, bd->fixed ? CAT_MOVING : (CAT_FIXED | CAT_MOVING));
+    place(g, s, bd->position, bd->orientation);
+  }
+  return 0;
+oom:
+  snprintf(err, (size_t)errlen, "out of memory");
+  return -1;
+}
+
+void tsr_contact_collider_free(TsrCollider **pc) {
+  TsrCollider *c = *pc;
+  if (!c) return;
+  for (int k = 0; k < c->n_geoms; k++)
+    if (c->geoms[k]) dGeomDestroy(c->geoms[k]);
+  if (c->space) dSpaceDestroy(c->space);
+  if (c->end_sphere) dGeomDestroy(c->end_sphere);
+  if (c->ode_ready) dCloseODE();
+  free(c->geoms);
+  free(c->buf);
+  free(c->excluded);
+  free(c);
+  *pc = NULL;
+}
+
+// ---------------------------------------------------------------------------
+// One step of detection.
+
+typedef struct {
+  TsrContacts *cs;
+  const TsrModel *m;
+  const TsrBodies *b;
+  int failed;
+} CollideCtx;
+
+static int push_contact(TsrContacts *cs, TsrContact *c) {
+  if (cs->n == cs->cap) {
+    int cap = cs->cap ? 2 * cs->cap : 64;
+    TsrContact *p = realloc(cs->c, (size_t)cap * sizeof *p);
+    if (!p) return -1;
+    cs->c = p;
+    cs->cap = cap;
+  }
+  cs->c[cs->n++] = *c;
+  return 0;
+}
+
+// ODE's capsule-box and capsule-cylinder colliders return one point, at one
+// end, for a capsule lying flat on a face, so a capsule rocks on it. For
+// those pairs the two end caps are also collided as spheres (radius r plus
+// the margin) and their points go first; the capsule's own points are kept
+// where they are farther than r from every end-cap point (a capsule across
+// an edge touches with its middle).
+static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, int n, int max) {
+  dReal r, len;
+  dGeomCapsuleGetParams(cap, &r, &len);
+  const dReal *p = dGeomGetPosition(cap), *R = dGeomGetRotation(cap);
+  dGeomSphereSetRadius(c->end_sphere, r);
+  int m = 0;
+  dContactGeom caps[8];
+  for (int e = 0; e < 2 && m < 8; e++) {
+    double s = (e ? 0.5 : -0.5) * len;
+    dGeomSetPosition(c->end_sphere, p[0] + s * R[2], p[1] + s * R[6], p[2] + s * R[10]);
+    dContactGeom g;
+    int k = cap_first ? dCollide(c->end_sphere, other, 1, &g, sizeof g) : dCollide(other, c->end_sphere, 1, &g, sizeof g);
+    if (k > 0) caps[m++] = g;
+  }
+  if (m == 0) return n;
+  int out = 0;
+  for (int i = 0; i < m && out < max; i++) c->cap_buf[out++] = caps[i];
+  for (int i = 0; i < n && out < max; i++) {
+    int near = 0;
+    for (int j = 0; j < m; j++) {
+      double dx = c->buf[i].pos[0] - caps[j].pos[0], dy = c->buf[i].pos[1] - caps[j].pos[1],
+             dz = c->buf[i].pos[2] - caps[j].pos[2];
+      near |= dx * dx + dy * dy + dz * dz < r * r;
+    }
+    if (!near) c->cap_buf[out++] = c->buf[i];
+  }
+  for (int i = 0; i < out; i++) {
+    c->buf[i] = c->cap_buf[i];
+    c->buf[i].g1 = cap_first ? cap : other;  // as if from dCollide(o1, o2)
+    c->buf[i].g2 = cap_first ? other : cap;
+  }
+  return out;
+}
+
+static void near_callback(void *data, dGeomID o1, dGeomID o2) {
+  CollideCtx *x = data;
+  TsrContacts *cs = x->cs;
+  TsrCollider *c = cs->collider;
+  int s0 = (int)(intptr_t)dGeomGetData(o1), s1 = (int)(intptr_t)dGeomGetData(o2);
+  if (s0 > s1) {
+    int t = s0;
+    s0 = s1;
+    s1 = t;
+    dGeomID g = o1;
+    o1 = o2;
+    o2 = g;
+  }
+  const TsrModel *m = x->m;
+  if (!may_meet(c, m, s0, s1)) return;
+  int n = dCollide(o1, o2, c->max_per_pair, c->buf, sizeof *c->buf);
+  int t0 = dGeomGetClass(o1), t1 = dGeomGetClass(o2);
+  if (t0 == dCapsuleClass && (t1 == dBoxClass || t1 == dCylinderClass))
+    n = end_caps(c, o1, 1, o2, n, c->max_per_pair);
+  else if (t1 == dCapsuleClass && (t0 == dBoxClass || t0 == dCylinderClass))
+    n = end_caps(c, o2, 0, o1, n, c->max_per_pair);
+  int b0 = m->shapes[s0].body, b1 = m->shapes[s1].body;
+  for (int i = 0; i < n; i++) {
+    const dContactGeom *g = &c->buf[i];
+    TsrContact k;
+    memset(&k, 0, sizeof k);
+    k.body[0] = b0, k.body[1] = b1;
+    k.shape[0] = s0, k.shape[1] = s1;
+    k.point = tsr_v3(g->pos[0], g->pos[1], g->pos[2]);
+    k.normal = tsr_v3_normalize(tsr_v3(g->normal[0], g->normal[1], g->normal[2]));
+    if (g->g1 != o1) k.normal = tsr_v3_neg(k.normal);  // ODE swapped the pair
+    k.depth = g->depth - cs->margin;
+    for (int s = 0; s < 2; s++)
+      k.local[s] = tsr_q_rotate_inv(x->b->q[k.body[s]], tsr_v3_sub(k.point, x->b->x[k.body[s]]));
+    k.match = -1;
+    if (push_contact(cs, &k)) x->failed = 1;
+  }
+}
+
+// Orders contacts by shape pair, then ODE's order within the pair (kept in
+// `match`, which is free until matching), so the order does not depend on the
+// broad phase's traversal.
+static int cmp_contact(const void *pa, const void *pb) {
+  const TsrContact *a = pa, *b = pb;
+  if (a->shape[0] != b->shape[0]) return a->shape[0] < b->shape[0] ? -1 : 1;
+  if (a->shape[1] != b->shape[1]) return a->shape[1] < b->shape[1] ? -1 : 1;
+  return (a->match > b->match) - (a->match < b->match);
+}
+
+int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
+  TsrCollider *c = cs->collider;
+  for (int k = 0; k < m->n_shapes; k++) {
+    int body = m->shapes[k].body;
+    if (!b->fixed[body]) place(c->geoms[k], &m->shapes[k], b->x[body], b->q[body]);
+  }
+  cs->n = 0;
+  CollideCtx x = {cs, m, b, 0};
+  dSpaceCollide(c->space, &x, near_callback);
+  if (x.failed) return -1;
+  for (int i = 0; i < cs->n; i++) cs->c[i].match = i;
+  qsort(cs->c, (size_t)cs->n, sizeof *cs->c, cmp_contact);
+  for (int i = 0; i < cs->n; i++) cs->c[i].match = -1;
+  return 0;
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+// Contact: collision detection with ODE's collision library (geometry only),
+// matching of contacts across steps, and the contact rows of seed 000 §3.1
+// (Eqs. 7-12): one unilateral normal row and two box-friction rows each.
+//
+// Per step the world calls, in its stages:
+//   collide    tsr_contact_collide       shapes at q -> contacts, each matched
+//                                        to a contact of the previous step
+//   constrain  tsr_contact_build_rows    contacts -> rows (after the joint rows)
+//              tsr_contact_warm_start    lambda / index set of those rows from
+//                                        the matched contacts
+//   solve      tsr_contact_store         the solution back into the contacts
+//   record     tsr_contact_penetration   largest penetration after the step
+//
+// Conventions (OUTPUT.md /contacts): body[0] < body[1] in shape order; the
+// normal is unit and world-frame, and a positive normal impulse pushes body 0
+// along +normal and body 1 along -normal (ODE's own convention for dCollide's
+// first geom, checked in tests/physics/test_contact_basics.c). depth > 0 is
+// overlap; with contact.margin > 0 contacts are also made for separations up
+// to the margin (depth down to -margin).
+//
+// The rules this module follows are written out at the top of match.c
+// (matching, warm start) and rows.c (materials, tangents, first friction
+// bound, penetration after the step).
+#ifndef TSR_CONTACT_H
+#define TSR_CONTACT_H
+
+#include <stdint.h>
+
+#include "dynamics/bodies.h"
+#include "mlcp/mlcp.h"
+#include "model/model.h"
+
+typedef struct {
+  int body[2];           // model body indices (fixed bodies included), body[0] from shape[0]
+  int shape[2];          // model shape indices, shape[0] < shape[1]
+  TsrVec3 point;         // world, at detection
+  TsrVec3 normal;        // unit, world; pushes body 0 along +normal
+  double depth;          // penetration at detection, m (< 0: separated, within the margin)
+  TsrVec3 local[2];      // the point in each body's frame (for matching)
+  int match;             // contact of the previous step this one continues, or -1
+  // filled by tsr_contact_build_rows
+  TsrVec3 t1, t2;        // tangent basis, t2 = normal x t1
+  double friction, compliance, damping;  // combined material (rows.c)
+  double bound_normal;   // the lambda_n that bounds friction this step (Eq. 11)
+  int estimated;         // 1 when bound_normal is the first-step estimate (rows.c)
+  TsrVec3 r[2];          // point minus each body's centre of mass at detection
+  // filled by tsr_contact_store
+  double impulse[3];     // normal, t1, t2 (N s)
+  int8_t index_set[3];
+} TsrContact;
+
+typedef struct {
+  double friction, compliance, damping;
+} TsrContactMaterial;
+
+typedef struct TsrCollider TsrCollider;  // ODE geoms and space (collide.c)
+
+typedef struct {
+  TsrCollider *collider;
+  int n, cap;            // this step's contacts, sorted by (shape[0], shape[1]) then ODE's order
+  TsrContact *c;
+  int n_prev, cap_prev;  // the previous step's contacts
+  TsrContact *prev;
+  int n_materials;
+  TsrContactMaterial *material;  // [n_materials^2], combined per pair (rows.c)
+  double *shape_size;    // [n_shapes] smallest dimension of each shape (plane: INFINITY)
+  double margin;
+  int first_row;         // index of the first contact row in this step's row set
+  // scratch for matching
+  int cap_scratch;
+  int *scratch;
+} TsrContacts;
+
+// Creates one ODE geom per shape and the broad-phase space, and checks that
+// ODE can collide every pair of shape types that may meet (bodies not both
+// fixed, not the same body, not joined by a joint without `collide: true`).
+// Returns 0, or -1 with a message naming the two bodies and shape types.
+int tsr_contact_init(TsrContacts *cs, const TsrModel *m, char *err, int errlen);
+void tsr_contact_free(TsrContacts *cs);
+
+// Detects this step's contacts at the bodies' current state and matches each
+// to the previous step's contacts. 0, or -1 when out of memory.
+int tsr_contact_collide(TsrContacts *cs, const TsrModel *m, const TsrBodies *b);
+
+// Appends 3 rows per contact (normal, t1, t2) to rows, in contact order.
+// v_free: the unconstrained velocities of this step [6n] (tangent choice and
+// the first friction bound of new contacts); b's inv_inertia_world must be
+// current.
+int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *b, const double *v_free, double h,
+                           TsrRowSet *rows);
+
+// Warm start of the contact rows (starting at cs->first_row) from the matched
+// contacts: normal impulse copied, friction impulse projected onto the new
+// tangent basis and clamped to the new bounds; unmatched contacts start at 0,
+// free when approaching, else at the lower bound (match.c).
+void tsr_contact_warm_start(const TsrContacts *cs, const TsrRowSet *rows, double *lambda, int8_t *index_set);
+
+// Stores the solved impulses (and index sets) of the contact rows.
+void tsr_contact_store(TsrContacts *cs, const double *lambda, const int8_t *index_set);
+
+// Largest penetration after the step, linearised: depth - h * (normal
+// separating velocity at v+), at least 0. v_new: v+ [6n] (linear, angular).
+double tsr_contact_penetration(const TsrContacts *cs, const TsrBodies *b, const double *v_new, double h);
+
+// Whether ODE 0.16 collides these two shape types (probed once by colliding
+// two overlapping geoms).
+int tsr_contact_pair_supported(TsrShapeType a, TsrShapeType b);
+
+const char *tsr_contact_shape_name(TsrShapeType t);
+
+#endif

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+// Contacts across steps: matching and warm start.
+//
+// Matching rule. A contact of this step continues a contact of the previous
+// step when both come from the same pair of shapes (hence the same body pair)
+// and their points are close in the frame of either body:
+//
+//   d(i, j) = min_s | local_s(i) - local_s(j) |,   s = 0, 1,
+//   match when d <= r = max(margin, 0.1 x min(size of the two shapes)),
+//
+// where `size` is a shape's smallest full dimension (sphere and capsule:
+// diameter, box: shortest edge, cylinder: min(diameter, length); planes do
+// not count). Comparing in body frames keeps the corners of a sliding box
+// matched however fast it slides (they are fixed in the box's frame), and a
+// point fixed on a rolling body matches in the other body's frame. Within a
+// shape pair the assignment is greedy nearest-first and one-to-one. A shape
+// pair with exactly one contact in both steps (sphere on anything, capsule
+// tip) is matched whatever the distance: there is nothing else it could be.
+// A contact without a match is new: its impulses start at 0, and the first
+// bound of its friction follows rows.c.
+//
+// Warm start. Joint rows map 1:1 (world.c: their order never changes).
+// Contact rows take the matched contact's impulses: lambda_n as it was; the
+// friction impulse as the vector lambda_t1 t1' + lambda_t2 t2' of the old
+// basis, projected onto the new one and clamped to this step's box; index
+// sets copied when the tangent basis turned by less than ~8 degrees (else the
+// friction rows start free). New contacts start at 0, with the index set
+// guessed from the first-bound estimate: free when approaching, else at the
+// lower bound (a separated contact usually stays inactive); this saves a
+// pivoting solver most of its pivots when hundreds of contacts appear at once.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact/contact_internal.h"
+
+static double shape_size(const TsrShapeDef *s) {
+  const double *p = s->params;
+  switch (s->type) {
+    case TSR_SHAPE_SPHERE: return 2.0 * p[0];
+    case TSR_SHAPE_BOX: return fmin(p[0], fmin(p[1], p[2]));
+    case TSR_SHAPE_CAPSULE: return 2.0 * p[0];
+    case TSR_SHAPE_CYLINDER: return fmin(2.0 * p[0], p[1]);
+    case TSR_SHAPE_PLANE: return INFINITY;
+  }
+  return INFINITY;
+}
+
+int tsr_contact_materials(TsrContacts *cs, const TsrModel *m);  // rows.c
+
+int tsr_contact_init(TsrContacts *cs, const TsrModel *m, char *err, int errlen) {
+  memset(cs, 0, sizeof *cs);
+  cs->margin = m->settings.contact.margin > 0 ? m->settings.contact.margin : 0.0;
+  cs->shape_size = malloc(((size_t)m->n_shapes + 1) * sizeof *cs->shape_size);
+  if (!cs->shape_size || tsr_contact_materials(cs, m)) {
+    snprintf(err, (size_t)errlen, "out of memory");
+    return -1;
+  }
+  for (int k = 0; k < m->n_shapes; k++) cs->shape_size[k] = shape_size(&m->shapes[k]);
+  return tsr_contact_collider_create(&cs->collider, m, err, errlen);
+}
+
+void tsr_contact_free(TsrContacts *cs) {
+  tsr_contact_collider_free(&cs->collider);
+  free(cs->c);
+  free(cs->prev);
+  free(cs->material);
+  free(cs->shape_size);
+  free(cs->scratch);
+  memset(cs, 0, sizeof *cs);
+}
+
+int tsr_contact_collide(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
+  // This step's contacts become the previous ones.
+  TsrContact *t = cs->prev;
+  int tc = cs->cap_prev;
+  cs->prev = cs->c, cs->cap_prev = cs->cap, cs->n_prev = cs->n;
+  cs->c = t, cs->cap = tc, cs->n = 0;
+  if (tsr_contact_detect(cs, m, b)) return -1;
+  return tsr_contact_match(cs);
+}
+
+static int same_pair(const TsrContact *a, const TsrContact *b) {
+  return a->shape[0] == b->shape[0] && a->shape[1] == b->shape[1];
+}
+
+static int pair_before(const TsrContact *a, const TsrContact *b) {
+  return a->shape[0] != b->shape[0] ? a->shape[0] < b->shape[0] : a->shape[1] < b->shape[1];
+}
+
+static double local_distance(const TsrContact *a, const TsrContact *b) {
+  double d0 = tsr_v3_norm(tsr_v3_sub(a->local[0], b->local[0]));
+  double d1 = tsr_v3_norm(tsr_v3_sub(a->local[1], b->local[1]));
+  return fmin(d0, d1);
+}
+
+// Greedy nearest-first one-to-one assignment of cur[0..nc) to prev[0..np).
+static void match_group(TsrContacts *cs, int c0, int nc, int p0, int np) {
+  TsrContact *cur = &cs->c[c0];
+  if (nc == 1 && np == 1) {
+    cur[0].match = p0;
+    return;
+  }
+  double r = fmax(cs->margin, 0.1 * fmin(cs->shape_size[cur[0].shape[0]], cs->shape_size[cur[0].shape[1]]));
+  int *taken = cs->scratch;  // [np]
+  for (int j = 0; j < np; j++) taken[j] = 0;
+  for (;;) {
+    double best = INFINITY;
+    int bi = -1, bj = -1;
+    for (int i = 0; i < nc; i++) {
+      if (cur[i].match >= 0) continue;
+      for (int j = 0; j < np; j++) {
+        if (taken[j]) continue;
+        double d = local_distance(&cur[i], &cs->prev[p0 + j]);
+        if (d <= r && d < best) best = d, bi = i, bj = j;
+      }
+    }
+    if (bi < 0) return;
+    cur[bi].match = p0 + bj;
+    taken[bj] = 1;
+  }
+}
+
+int tsr_contact_match(TsrContacts *cs) {
+  int i = 0, j = 0;
+  while (i < cs->n && j < cs->n_prev) {
+    const TsrContact *a = &cs->c[i], *p = &cs->prev[j];
+    if (pair_before(p, a)) {
+      j++;
+      continue;
+    }
+    int ie = i + 1;
+    while (ie < cs->n && same_pair(&cs->c[ie], a)) ie++;
+    if (!same_pair(p, a)) {
+      i = ie;
+      continue;
+    }
+    int je = j + 1;
+    while (je < cs->n_prev && same_pair(&cs->prev[je], p)) je++;
+    if (je - j > cs->cap_scratch) {
+      int *s = realloc(cs->scratch, (size_t)(je - j) * sizeof *s);
+      if (!s) return -1;
+      cs->scratch = s;
+      cs->cap_scratch = je - j;
+    }
+    match_group(cs, i, ie - i, j, je - j);
+    i = ie;
+    j = je;
+  }
+  return 0;
+}
+
+void tsr_contact_warm_start(const TsrContacts *cs, const TsrRowSet *rows, double *lambda, int8_t *index_set) {
+  for (int i = 0; i < cs->n; i++) {
+    const TsrContact *c = &cs->c[i];
+    int r = cs->first_row + 3 * i;
+    double *l = &lambda[r];
+    int8_t *s = &index_set[r];
+    if (c->match < 0) {
+      // Index set guess for pivoting solvers: a contact that approaches
+      // (first-bound estimate > 0, rows.c) is likely to push: free; one that
+      // does not is likely to stay at lambda = 0: lower bound.
+      l[0] = l[1] = l[2] = 0.0;
+      int8_t guess = c->bound_normal > 0.0 ? TSR_INDEX_FREE : TSR_INDEX_LOWER;
+      s[0] = s[1] = s[2] = guess;
+      continue;
+    }
+    const TsrContact *p = &cs->prev[c->match];
+    l[0] = p->impulse[0];
+    s[0] = p->index_set[0];
+    TsrVec3 f = tsr_v3_add(tsr_v3_scale(p->t1, p->impulse[1]), tsr_v3_scale(p->t2, p->impulse[2]));
+    const int keep = tsr_v3_dot(c->t1, p->t1) > 0.99;
+    const double ft[2] = {tsr_v3_dot(f, c->t1), tsr_v3_dot(f, c->t2)};
+    for (int k = 0; k < 2; k++) {
+      const TsrRow *row = &rows->rows[r + 1 + k];
+      double v = ft[k];
+      int8_t idx = keep ? p->index_set[1 + k] : TSR_INDEX_FREE;
+      if (v <= row->lo) v = row->lo, idx = TSR_INDEX_LOWER;
+      if (v >= row->hi) v = row->hi, idx = TSR_INDEX_UPPER;
+      l[1 + k] = v;
+      s[1 + k] = idx;
+    }
+  }
+}
+
+void tsr_contact_store(TsrContacts *cs, const double *lambda, const int8_t *index_set) {
+  for (int i = 0; i < cs->n; i++) {
+    TsrContact *c = &cs->c[i];
+    for (int k = 0; k < 3; k++) {
+      c->impulse[k] = lambda[cs->first_row + 3 * i + k];
+      c->index_set[k] = index_set ? index_set[cs->first_row + 3 * i + k] : 0;
+    }
+  }
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+// Contact rows (seed 000 §3.1, Eqs. 7-12). For a contact with unit normal n
+// (pushing body 0 along +n), point p, r_s = p - x_s, and t in {n, t1, t2}:
+//
+//   J_0 = [ t^T,  (r_0 x t)^T ],   J_1 = [ -t^T,  -(r_1 x t)^T ]
+//
+// so J v = t . (v_0 + w_0 x r_0 - v_1 - w_1 x r_1), the velocity of body 0's
+// material point relative to body 1's along t (> 0 separating, for n).
+//
+// Normal row: unilateral, lambda_n >= 0 (Eq. 10), with the SPOOK mapping of
+// joints/spook.h for the material's (compliance, damping): g = -depth;
+// penetrating contacts (g < 0) get C and a g - beta J v, separated contacts
+// within the margin get the speculative rhs g / h (they may close the gap in
+// this step, no more).
+//
+// Friction rows (box friction, Eq. 11): -mu lambda_n <= lambda_t <= mu lambda_n
+// with lambda_n from the matched contact of the previous step; target zero
+// sliding velocity (rhs 0). They carry the SPOOK C of the same compliance as
+// a small regularisation: four corner contacts of a box give eight friction
+// rows on three tangential DOF, which a direct solver cannot factor without
+// it; the price is a creep of C lambda per step, eps F / (h (1 + 4d) / 4)
+// m/s, e.g. 3e-6 m/s for 100 N at eps 1e-9 and h = 1/60. A material with
+// zero compliance uses 1e-10 m/N for its friction rows.
+//
+// First friction bound of a new contact. With no previous impulse (no match,
+// or the match carried lambda_n = 0 because it was separated), lambda_n is
+// estimated as the impulse this normal row alone would need to stop the
+// approach in this step, from the unconstrained velocity:
+//
+//   lambda_est = max(0, -(J v_free + rhs)) / (J M^-1 J^T + C),
+//
+// shared equally among the contacts of the same shape pair that need an
+// estimate (four new corners of a landing box each get a quarter of the
+// box's stopping impulse, not all of it). A box set down at rest thus gets
+// about m g h in total, its weight over the step, from its first step on.
+//
+// Tangent basis (orientation independent). t1 is, in order of preference:
+//   1. along the relative sliding velocity at the point, from the
+//      unconstrained velocities of this step (v_free: current velocity plus
+//      gravity's push), when its tangential part exceeds 1e-5 m/s: box
+//      friction is then exact Coulomb for the sliding part;
+//   2. the matched contact's t1 projected onto the new tangent plane;
+//   3. the axis of the lower-indexed moving body's frame most nearly in the
+//      tangent plane, projected onto it.
+// Every choice is built from the scene's own bodies and velocities, never
+// from world axes, so rotating a whole scene rotates its friction with it
+// (tests/physics/test_contact_incline.c). t2 = n x t1.
+//
+// Materials. A material pair (MODEL.md material_pairs) overrides each field it
+// gives; other fields combine the two materials: friction sqrt(mu_a mu_b)
+// (zero if either is frictionless, mu for like materials), compliance
+// eps_a + eps_b (the two surfaces are springs in series), damping
+// max(d_a, d_b) (the slower relaxation of the two).
+//
+// Penetration after the step: depth - h (J_n v+), the depth at detection
+// moved by the normal velocity the step integrates with (Eq. 6 to first
+// order), at least 0; cheaper than colliding again and exact for flat
+// contacts that do not rotate.
+#include <math.h>
+#include <stdlib.h>
+
+#include "contact/contact_internal.h"
+#include "joints/spook.h"
+
+int tsr_contact_materials(TsrContacts *cs, const TsrModel *m);
+int tsr_contact_materials(TsrContacts *cs, const TsrModel *m) {
+  int n = m->n_materials;
+  cs->n_materials = n;
+  cs->material = malloc(((size_t)n * (size_t)n + 1) * sizeof *cs->material);
+  if (!cs->material) return -1;
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      const TsrMaterial *ma = &m->materials[a], *mb = &m->materials[b];
+      TsrContactMaterial c = {sqrt(ma->friction * mb->friction), ma->compliance + mb->compliance,
+                              fmax(ma->damping, mb->damping)};
+      for (int k = 0; k < m->n_material_pairs; k++) {
+        const TsrMaterialPair *p = &m->material_pairs[k];
+        if (!((p->material[0] == a && p->material[1] == b) || (p->material[0] == b && p->material[1] == a))) continue;
+        if (!isnan(p->friction)) c.friction = p->friction;
+        if (!isnan(p->compliance)) c.compliance = p->compliance;
+        if (!isnan(p->damping)) c.damping = p->damping;
+      }
+      cs->material[a * n + b] = c;
+    }
+  return 0;
+}
+
+static TsrVec3 state_velocity(const TsrBodies *b, int k, TsrVec3 r) {
+  if (b->fixed[k]) return tsr_v3(0, 0, 0);
+  return tsr_v3_add(b->v[k], tsr_v3_cross(b->w[k], r));
+}
+
+static TsrVec3 array_velocity(const TsrBodies *b, const double *v6, int k, TsrVec3 r) {
+  if (b->fixed[k]) return tsr_v3(0, 0, 0);
+  const double *v = &v6[6 * k];
+  return tsr_v3_add(tsr_v3(v[0], v[1], v[2]), tsr_v3_cross(tsr_v3(v[3], v[4], v[5]), r));
+}
+
+// (r x t)^T I^-1 (r x t) + 1/m for a moving body.
+static double inv_eff_mass(const TsrBodies *b, int k, TsrVec3 r, TsrVec3 t) {
+  if (b->fixed[k] || b->inv_mass[k] <= 0.0) return 0.0;
+  TsrVec3 a = tsr_v3_cross(r, t);
+  const double *I = &b->inv_inertia_world[9 * k];
+  TsrVec3 Ia = tsr_v3(I[0] * a.x + I[1] * a.y + I[2] * a.z, I[3] * a.x + I[4] * a.y + I[5] * a.z,
+                      I[6] * a.x + I[7] * a.y + I[8] * a.z);
+  return b->inv_mass[k] * tsr_v3_dot(t, t) + tsr_v3_dot(a, Ia);
+}
+
+static TsrRow *push_row(TsrRowSet *rows, const TsrContact *c, int source, TsrVec3 t, int8_t type) {
+  TsrRow *r = tsr_rowset_push(rows);
+  if (!r) return NULL;
+  r->body[0] = c->body[0];
+  r->body[1] = c->body[1];
+  TsrVec3 a0 = tsr_v3_cross(c->r[0], t), a1 = tsr_v3_cross(c->r[1], t);
+  double *J0 = r->J[0], *J1 = r->J[1];
+  J0[0] = t.x, J0[1] = t.y, J0[2] = t.z, J0[3] = a0.x, J0[4] = a0.y, J0[5] = a0.z;
+  J1[0] = -t.x, J1[1] = -t.y, J1[2] = -t.z, J1[3] = -a1.x, J1[4] = -a1.y, J1[5] = -a1.z;
+  r->type = type;
+  r->source = source;
+  return r;
+}
+
+static TsrVec3 tangent(const TsrContacts *cs, const TsrContact *c, const TsrBodies *b, TsrVec3 v_rel) {
+  TsrVec3 n = c->normal;
+  TsrVec3 vt = tsr_v3_madd(v_rel, n, -tsr_v3_dot(v_rel, n));
+  double s = tsr_v3_norm(vt);
+  if (s > 1e-5) return tsr_v3_scale(vt, 1.0 / s);
+  if (c->match >= 0) {
+    TsrVec3 t = cs->prev[c->match].t1;
+    t = tsr_v3_madd(t, n, -tsr_v3_dot(t, n));
+    double l = tsr_v3_norm(t);
+    if (l > 0.1) return tsr_v3_scale(t, 1.0 / l);
+  }
+  int k = !b->fixed[c->body[0]] ? c->body[0] : c->body[1];
+  TsrVec3 best = tsr_v3(0, 0, 0);
+  double best_dot = INFINITY;
+  const TsrVec3 axes[3] = {tsr_v3(1, 0, 0), tsr_v3(0, 1, 0), tsr_v3(0, 0, 1)};
+  for (int i = 0; i < 3; i++) {
+    TsrVec3 a = tsr_q_rotate(b->q[k], axes[i]);
+    double d = fabs(tsr_v3_dot(a, n));
+    if (d < best_dot - 1e-12) best_dot = d, best = a;
+  }
+  return tsr_v3_normalize(tsr_v3_madd(best, n, -tsr_v3_dot(best, n)));
+}
+
+int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *b, const double *v_free, double h,
+                           TsrRowSet *rows) {
+  cs->first_row = rows->count;
+  int group_start = 0, need = 0;
+  for (int i = 0; i < cs->n; i++) {
+    TsrContact *c = &cs->c[i];
+    int b0 = c->body[0], b1 = c->body[1];
+    const TsrContactMaterial *mat =
+        &cs->material[m->bodies[b0].material * cs->n_materials + m->bodies[b1].material];
+    c->friction = mat->friction;
+    c->compliance = mat->compliance;
+    c->damping = mat->damping;
+    c->r[0] = tsr_v3_sub(c->point, b->x[b0]);
+    c->r[1] = tsr_v3_sub(c->point, b->x[b1]);
+    TsrVec3 n = c->normal;
+
+    // Normal row.
+    TsrRow *rn = push_row(rows, c, i, n, TSR_ROW_CONTACT_NORMAL);
+    if (!rn) return -1;
+    TsrVec3 v_rel = tsr_v3_sub(state_velocity(b, b0, c->r[0]), state_velocity(b, b1, c->r[1]));
+    double g = -c->depth;
+    rn->compliance = tsr_spook_compliance(c->compliance, c->damping, h);
+    rn->rhs = tsr_spook_rhs(g, tsr_v3_dot(n, v_rel), c->damping, h, 1);
+    rn->lo = 0.0;
+    rn->hi = INFINITY;
+    rn->violation = g;
+
+    // Friction bound: the matched contact's lambda_n, else an estimate.
+    TsrVec3 vf_rel = tsr_v3_sub(array_velocity(b, v_free, b0, c->r[0]), array_velocity(b, v_free, b1, c->r[1]));
+    c->estimated = !(c->match >= 0 && cs->prev[c->match].impulse[0] > 0.0);
+    if (!c->estimated) {
+      c->bound_normal = cs->prev[c->match].impulse[0];
+    } else {
+      double k = inv_eff_mass(b, b0, c->r[0], n) + inv_eff_mass(b, b1, c->r[1], n) + rn->compliance;
+      double approach = -(tsr_v3_dot(n, vf_rel) + rn->rhs);
+      c->bound_normal = k > 0.0 && approach > 0.0 ? approach / k : 0.0;
+      need++;
+    }
+
+    // Friction rows.
+    c->t1 = tangent(cs, c, b, vf_rel);
+    c->t2 = tsr_v3_cross(n, c->t1);
+    double eps_f = c->compliance > 0.0 ? c->compliance : 1e-10;
+    for (int k = 0; k < 2; k++) {
+      TsrRow *rf = push_row(rows, c, i, k ? c->t2 : c->t1, TSR_ROW_CONTACT_FRICTION);
+      if (!rf) return -1;
+      rf->compliance = tsr_spook_compliance(eps_f, c->damping, h);
+      rf->rhs = 0.0;
+      rf->violation = 0.0;
+    }
+
+    // At the end of a shape pair: share the estimates, set the bounds.
+    int last = i + 1 == cs->n || cs->c[i + 1].shape[0] != c->shape[0] || cs->c[i + 1].shape[1] != c->shape[1];
+    if (!last) continue;
+    for (int j = group_start; j <= i; j++) {
+      TsrContact *cj = &cs->c[j];
+      if (cj->estimated) cj->bound_normal /= need;
+      // A zero bound (separated contact, frictionless material) is widened
+      // to +-1e-12 N s: a row with lo == hi is both at its lower and its
+      // upper bound, which pivoting solvers cannot classify.
+      double bound = fmax(cj->friction * cj->bound_normal, 1e-12);
+      TsrRow *r = &rows->rows[cs->first_row + 3 * j];
+      r[1].lo = r[2].lo = -bound;
+      r[1].hi = r[2].hi = bound;
+    }
+    group_start = i + 1;
+    need = 0;
+  }
+  return 0;
+}
+
+double tsr_contact_penetration(const TsrContacts *cs, const TsrBodies *b, const double *v_new, double h) {
+  double worst = 0.0;
+  for (int i = 0; i < cs->n; i++) {
+    const TsrContact *c = &cs->c[i];
+    TsrVec3 v = tsr_v3_sub(array_velocity(b, v_new, c->body[0], c->r[0]), array_velocity(b, v_new, c->body[1], c->r[1]));
+    double d = c->depth - h * tsr_v3_dot(c->normal, v);
+    if (d > worst) worst = d;
+  }
+  return worst;
+}

@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: MIT
+// The Schur complement substructuring solver, seed 000 Algorithm 1.
+//
+// With the rows ordered as subsystems 1..N then the interface Gamma (Eq. 15),
+//
+//   [ A_i   G_i^T ] [lambda_i    ]   [b_i    ]   [w_i    ]
+//   [ G_i   A_Gam ] [lambda_Gamma] + [b_Gamma] = [w_Gamma],
+//
+// G_i is read off A (rows Gamma, columns of subsystem i). For the index sets
+// I_i^(k-1) (free F_i, tight T_i at their bounds) the interface MLCP is
+// S_Gamma lambda_Gamma + z_Gamma = w_Gamma (Eq. 18) with (Eqs. 24-25)
+//
+//   S_Gamma = A_Gamma - sum_i G_Fi A_FFi^-1 G_Fi^T,
+//   z_Gamma = b_Gamma + sum_i ( G_Ti lambda_Ti - G_Fi A_FFi^-1 (b_Fi + A_FTi lambda_Ti) ).
+//
+// Each term is formed from a Cholesky factorisation of A_FF,i: K = A_FF^-1 G_F^T
+// (one solve per interface row coupled to i), then G_F K. The factorisation is
+// the subsystem BPP's own (tsr_bpp_factor), so when the subsystem solve of the
+// previous coupling iteration ended on the set now used for S_Gamma, it is
+// reused (§5.2), and the subsystem BPP warm-started from that same set reuses
+// the factorisation made for S_Gamma: a bilateral system costs one
+// factorisation per subsystem and one of S_Gamma per step.
+//
+// Coupling iteration k: S_Gamma, z_Gamma from I^(k-1) (parallel blocks,
+// summed in subsystem order so the result does not depend on the thread
+// count), the interface MLCP by BPP or PGS-SM, the subsystem MLCPs with
+// b_i = b_i0 + G_i^T lambda_Gamma by BPP in parallel, I^k from their sets.
+// Stop when I^k = I^(k-1) (converged), or at k_max.
+//
+// Cycling (seed 000 §8.2 names it as an open problem): a hash of every I^k
+// is kept; when I^k equals an earlier I^j, j < k-1, the sets cycle and more
+// coupling iterations cannot help. The solver then makes one last pass with
+// pivoting disabled: S_Gamma from I^k, the interface MLCP, and every
+// subsystem solved for the fixed set I^k (Eq. 28), so that interface and
+// subsystems agree on one index set (w_F = 0 for every free row of the whole
+// system; only bound violations remain). TSR_SCHUR_NO_CYCLE_FIX=1 disables it
+// (to measure what it does).
+#include "solvers/schur.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct TsrSchur {
+  TsrSubstructure ss;
+  int iface_solver;
+  int cycle_fix;
+  int cap_hist;
+  uint64_t *hist;
+};
+
+double tsr_substructure_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int grow_i(int **a, int *cap, int need) {
+  if (need <= *cap && *a) return 0;
+  int n = need + need / 4 + 8;
+  int *q = realloc(*a, (size_t)n * sizeof *q);
+  if (!q) return -1;
+  *a = q;
+  *cap = n;
+  return 0;
+}
+
+static int grow_d(double **a, size_t *cap, size_t need) {
+  if (need <= *cap && *a) return 0;
+  size_t n = need + need / 4 + 8;
+  double *q = realloc(*a, n * sizeof *q);
+  if (!q) return -1;
+  *a = q;
+  *cap = n;
+  return 0;
+}
+
+static void sub_free(TsrSchurSub *u) {
+  free(u->rows), free(u->b0), free(u->Gp), free(u->Gg), free(u->Gl), free(u->Gx), free(u->gam);
+  free(u->Sblk), free(u->K), free(u->y), free(u->t), free(u->lambda), free(u->set), free(u->prev_set);
+  tsr_mlcp_free(&u->mlcp);
+  tsr_bpp_free(&u->bpp);
+  memset(u, 0, sizeof *u);
+}
+
+void tsr_substructure_free(TsrSubstructure *ss) {
+  for (int i = 0; i < ss->cap_sub; i++) sub_free(&ss->sub[i]);
+  free(ss->sub), free(ss->order), free(ss->sub_of), free(ss->loc), free(ss->gamma), free(ss->w);
+  free(ss->lam_g), free(ss->lam_g_old), free(ss->set_g);
+  free(ss->ti), free(ss->tj), free(ss->tk), free(ss->tx), free(ss->cnt);
+  tsr_mlcp_free(&ss->iface);
+  tsr_bpp_free(&ss->ibpp);
+  tsr_pgs_sm_free(&ss->ipgs);
+  memset(ss, 0, sizeof *ss);
+}
+
+// Per-subsystem arrays sized for n rows and nnz_ub entries of A's columns.
+static int sub_reserve(TsrSchurSub *u, int n, int nnz_ub) {
+  if (!u->bpp) {
+    if (!(u->bpp = tsr_bpp_create())) return -1;
+    tsr_bpp_enable_reuse(u->bpp, 1);
+    tsr_mlcp_init(&u->mlcp);
+  }
+  if (n > u->cap_n || !u->rows) {
+    int c = n + n / 4 + 8;
+    int *r = realloc(u->rows, (size_t)c * sizeof *r), *gp = realloc(u->Gp, (size_t)(c + 1) * sizeof *gp);
+    if (r) u->rows = r;
+    if (gp) u->Gp = gp;
+    double *b0 = realloc(u->b0, (size_t)c * sizeof *b0), *y = realloc(u->y, (size_t)c * sizeof *y);
+    if (b0) u->b0 = b0;
+    if (y) u->y = y;
+    double *t = realloc(u->t, (size_t)c * sizeof *t), *l = realloc(u->lambda, (size_t)c * sizeof *l);
+    if (t) u->t = t;
+    if (l) u->lambda = l;
+    int8_t *s = realloc(u->set, (size_t)c), *ps = realloc(u->prev_set, (size_t)c);
+    if (s) u->set = s;
+    if (ps) u->prev_set = ps;
+    if (!r || !gp || !b0 || !y || !t || !l || !s || !ps) return -1;
+    u->cap_n = c;
+  }
+  if (nnz_ub > u->cap_g || !u->Gg) {
+    int c = nnz_ub + nnz_ub / 4 + 8;
+    int *gg = realloc(u->Gg, (size_t)c * sizeof *gg), *gl = realloc(u->Gl, (size_t)c * sizeof *gl);
+    if (gg) u->Gg = gg;
+    if (gl) u->Gl = gl;
+    double *gx = realloc(u->Gx, (size_t)c * sizeof *gx);
+    if (gx) u->Gx = gx;
+    if (!gg || !gl || !gx) return -1;
+    u->cap_g = c;
+  }
+  if (tsr_mlcp_reserve(&u->mlcp, n, nnz_ub)) return -1;
+  return 0;
+}
+
+// Extracts A_i, b_i0, bounds and G_i^T of subsystem u (rows already listed).
+static int sub_extract(const TsrMlcp *p, const int *sub_of, const int *loc, int i, TsrSchurSub *u) {
+  int n = u->n, nnz_ub = 0;
+  for (int c = 0; c < n; c++) nnz_ub += p->Ap[u->rows[c] + 1] - p->Ap[u->rows[c]];
+  if (sub_reserve(u, n, nnz_ub)) return -1;
+  TsrMlcp *A = &u->mlcp;
+  A->m = n;
+  A->symmetric = p->symmetric;
+  int na = 0, ng = 0;
+  A->Ap[0] = u->Gp[0] = 0;
+  for (int c = 0; c < n; c++) {
+    int j = u->rows[c];
+    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) {
+      int r = p->Ai[q], s = sub_of[r];
+      if (s == i) {
+        A->Ai[na] = loc[r];
+        A->Ax[na++] = p->Ax[q];
+      } else if (s < 0) {
+        u->Gg[ng] = loc[r];
+        u->Gx[ng++] = p->Ax[q];
+      }
+    }
+    A->Ap[c + 1] = na;
+    u->Gp[c + 1] = ng;
+    u->b0[c] = p->b[j];
+    A->lo[c] = p->lo[j];
+    A->hi[c] = p->hi[j];
+  }
+  // Gamma_i: the distinct interface rows in G_i, increasing; Gl = position.
+  if (grow_i(&u->gam, &u->cap_ng, ng + 1)) return -1;
+  int k = 0;
+  for (int q = 0; q < ng; q++) u->gam[k++] = u->Gg[q];
+  for (int a = 1; a < k; a++) {  // insertion sort: a few dozen entries
+    int v = u->gam[a], b = a - 1;
+    while (b >= 0 && u->gam[b] > v) u->gam[b + 1] = u->gam[b], b--;
+    u->gam[b + 1] = v;
+  }
+  int nu = 0;
+  for (int a = 0; a < k; a++)
+    if (a == 0 || u->gam[a] != u->gam[a - 1]) u->gam[nu++] = u->gam[a];
+  u->ng = nu;
+  for (int q = 0; q < ng; q++) {
+    int lo = 0, hi = nu - 1, g = u->Gg[q];
+    while (lo < hi) {
+      int mid = (lo + hi) / 2;
+      if (u->gam[mid] < g) lo = mid + 1;
+      else hi = mid;
+    }
+    u->Gl[q] = lo;
+  }
+  if (grow_d(&u->Sblk, &u->cap_S, (size_t)nu * (size_t)nu + (size_t)nu + 1)) return -1;
+  u->zblk = u->Sblk + (size_t)nu * (size_t)nu;
+  tsr_bpp_invalidate(u->bpp);
+  return 0;
+}
+
+int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params,
+                           TsrSubstructure *ss) {
+  int m = p->m;
+  int nsub = part && part->n_rows == m ? part->n_subsystems : 1;
+  if (nsub < 1) nsub = 1;
+  ss->threads = params->threads > 0 ? params->threads : omp_get_max_threads();
+  if (m + 1 > ss->cap_m || !ss->sub_of) {
+    int c = m + 1 + m / 4 + 8;
+    int *a = realloc(ss->sub_of, (size_t)c * sizeof *a), *b = realloc(ss->loc, (size_t)c * sizeof *b);
+    if (a) ss->sub_of = a;
+    if (b) ss->loc = b;
+    double *w = realloc(ss->w, (size_t)c * sizeof *w);
+    if (w) ss->w = w;
+    if (!a || !b || !w) return -1;
+    ss->cap_m = c;
+  }
+  if (nsub > ss->cap_sub) {
+    TsrSchurSub *q = realloc(ss->sub, (size_t)nsub * sizeof *q);
+    int *o = realloc(ss->order, (size_t)nsub * sizeof *o);
+    if (q) ss->sub = q;
+    if (o) ss->order = o;
+    if (!q || !o) return -1;
+    memset(ss->sub + ss->cap_sub, 0, (size_t)(nsub - ss->cap_sub) * sizeof *q);
+    ss->cap_sub = nsub;
+  }
+  ss->n_sub = nsub;
+  // Rows of each subsystem and of Gamma, in increasing global order.
+  for (int i = 0; i < nsub; i++) ss->sub[i].n = 0;
+  int ng = 0;
+  for (int r = 0; r < m; r++) {
+    int s = part && part->n_rows == m ? part->row_subsystem[r] : 0;
+    if (s >= nsub) s = -1;  // cannot happen for a valid partition
+    ss->sub_of[r] = s;
+    ss->loc[r] = s < 0 ? ng++ : ss->sub[s].n++;
+  }
+  ss->ng = ng;
+  int cg = ss->cap_ng;
+  if (grow_i(&ss->gamma, &ss->cap_ng, ng + 1)) return -1;
+  if (ss->cap_ng != cg || !ss->lam_g) {
+    free(ss->lam_g), free(ss->lam_g_old), free(ss->set_g);
+    ss->lam_g = malloc((size_t)ss->cap_ng * sizeof(double));
+    ss->lam_g_old = malloc((size_t)ss->cap_ng * sizeof(double));
+    ss->set_g = malloc((size_t)ss->cap_ng);
+    if (!ss->lam_g || !ss->lam_g_old || !ss->set_g) return -1;
+  }
+  for (int i = 0; i < nsub; i++) {
+    TsrSchurSub *u = &ss->sub[i];
+    if (sub_reserve(u, u->n, 0)) return -1;
+    u->n = 0;
+  }
+  for (int r = 0; r < m; r++) {
+    int s = ss->sub_of[r];
+    if (s < 0) ss->gamma[ss->loc[r]] = r;
+    else ss->sub[s].rows[ss->sub[s].n++] = r;
+  }
+  // Schedule: largest first (ties by index), a deterministic order.
+  for (int i = 0; i < nsub; i++) ss->order[i] = i;
+  for (int a = 1; a < nsub; a++) {
+    int v = ss->order[a], b = a - 1;
+    while (b >= 0 && ss->sub[ss->order[b]].n < ss->sub[v].n) ss->order[b + 1] = ss->order[b], b--;
+    ss->order[b + 1] = v;
+  }
+  int fail = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail)
+  for (int o = 0; o < nsub; o++) {
+    int i = ss->order[o];
+    fail |= sub_extract(p, ss->sub_of, ss->loc, i, &ss->sub[i]) != 0;
+  }
+  return fail ? -1 : 0;
+}
+
+// b_i = b_i0 + G_i^T lambda_Gamma.
+static void sub_rhs(const double *lam_g, TsrSchurSub *u) {
+  for (int c = 0; c < u->n; c++) {
+    double v = u->b0[c];
+    for (int q = u->Gp[c]; q < u->Gp[c + 1]; q++) v += u->Gx[q] * lam_g[u->Gg[q]];
+    u->mlcp.b[c] = v;
+  }
+}
+
+static uint64_t set_hash(const int8_t *s, int n, uint64_t h) {
+  for (int i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 1099511628211ULL;
+  return h;
+}
+
+int tsr_substructure_solve_subsystems(const TsrSolverParams *params, TsrSubstructure *ss) {
+  int fail = 0;
+  TsrSolverParams sp = *params;
+  sp.warm_start = 1;  // from sub->set (I^(k-1)), see Algorithm 1 and §5.2
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail)
+  for (int o = 0; o < ss->n_sub; o++) {
+    TsrSchurSub *u = &ss->sub[ss->order[o]];
+    sub_rhs(ss->lam_g, u);
+    memset(&u->st, 0, sizeof u->st);
+    u->rc = u->n ? tsr_bpp_solve(&u->mlcp, &sp, u->lambda, u->set, &u->st, u->bpp) : 0;
+    u->hash = set_hash(u->set, u->n, 1469598103934665603ULL);
+    fail |= u->rc < 0;
+  }
+  return fail ? -1 : 0;
+}
+
+void tsr_substructure_gather(const TsrSubstructure *ss, double *lambda, int8_t *index_set) {
+  for (int i = 0; i < ss->n_sub; i++) {
+    const TsrSchurSub *u = &ss->sub[i];
+    for (int c = 0; c < u->n; c++) {
+      lambda[u->rows[c]] = u->lambda[c];
+      if (index_set) index_set[u->rows[c]] = u->set[c];
+    }
+  }
+  for (int g = 0; g < ss->ng; g++) {
+    lambda[ss->gamma[g]] = ss->lam_g[g];
+    if (index_set) index_set[ss->gamma[g]] = ss->set_g[g];
+  }
+}
+
+// Bound of a tight row.
+static double tight_value(const TsrMlcp *A, int c, int8_t s) { return s == TSR_INDEX_UPPER ? A->hi[c] : A->lo[c]; }
+
+// SCHURCOMP for one subsystem with its index set u->set: Sblk = G_F A_FF^-1
+// G_F^T (symmetrised) and zblk = G_T lambda_T - G_F A_FF^-1 (b_F + A_FT lambda_T).
+// With fixed_solve, also solves Eq. 28 for the fixed set into u->lambda (b_i
+// already holds b_i0 + G_i^T lambda_Gamma) instead.
+static int sub_schur(TsrSchurSub *u, double amax_shift, int fixed_solve) {
+  const TsrMlcp *A = &u->mlcp;
+  int n = u->n, ng = u->ng;
+  const int *F;
+  int nf;
+  memset(u->Sblk, 0, (size_t)ng * (size_t)ng * sizeof *u->Sblk);
+  memset(u->zblk, 0, (size_t)ng * sizeof *u->zblk);
+  if (n == 0) return 0;
+  int rc = tsr_bpp_factor(A, u->set, amax_shift, &F, &nf, u->bpp);
+  if (rc < 0) return rc;
+  TsrChol *ch = tsr_bpp_chol(u->bpp);
+  const double *bsrc = fixed_solve ? A->b : u->b0;
+  // t = b_F + A_FT lambda_T (local numbering of F), lambda_T at bounds.
+  // y doubles as the map row -> position in F (-1 tight).
+  for (int c = 0, k = 0; c < n; c++) {
+    if (u->set[c] == TSR_INDEX_FREE) {
+      u->y[c] = (double)k;
+      u->t[k++] = bsrc[c];
+    } else {
+      u->y[c] = -1.0;
+    }
+  }
+  for (int c = 0; c < n; c++) {
+    if (u->set[c] == TSR_INDEX_FREE) continue;
+    double lt = tight_value(A, c, u->set[c]);
+    u->lambda[c] = lt;
+    if (lt == 0.0) continue;
+    for (int q = A->Ap[c]; q < A->Ap[c + 1]; q++) {
+      int k = (int)u->y[A->Ai[q]];
+      if (k >= 0) u->t[k] += A->Ax[q] * lt;
+    }
+    if (!fixed_solve)
+      for (int q = u->Gp[c]; q < u->Gp[c + 1]; q++) u->zblk[u->Gl[q]] += u->Gx[q] * lt;
+  }
+  if (nf == 0) return 0;
+  // x = A_FF^-1 t, one step of iterative refinement (ill-conditioned chains).
+  if (grow_d(&u->K, &u->cap_K, (size_t)nf * (size_t)(ng + 2))) return -1;
+  double *x = u->K + (size_t)nf * (size_t)ng;
+  double *r = x + nf;
+  if (tsr_chol_solve(u->t, x, ch)) return -1;
+  for (int k = 0; k < nf; k++) r[k] = u->t[k];
+  for (int k = 0; k < nf; k++) {
+    int c = F[k];
+    for (int q = A->Ap[c]; q < A->Ap[c + 1]; q++) {
+      int kk = (int)u->y[A->Ai[q]];
+      if (kk >= 0) r[kk] -= A->Ax[q] * x[k];
+    }
+  }
+  if (tsr_chol_solve(r, r, ch)) return -1;
+  for (int k = 0; k < nf; k++) x[k] += r[k];
+  if (fixed_solve) {
+    for (int k = 0; k < nf; k++) u->lambda[F[k]] = -x[k];
+    return 0;
+  }
+  for (int k = 0; k < nf; k++)
+    for (int q = u->Gp[F[k]]; q < u->Gp[F[k] + 1]; q++) u->zblk[u->Gl[q]] -= u->Gx[q] * x[k];
+  // K = A_FF^-1 G_F^T, column a for interface row gam[a].
+  double *K = u->K;
+  memset(K, 0, (size_t)nf * (size_t)ng * sizeof *K);
+  for (int k = 0; k < nf; k++)
+    for (int q = u->Gp[F[k]]; q < u->Gp[F[k] + 1]; q++) K[(size_t)u->Gl[q] * nf + k] = u->Gx[q];
+  if (tsr_chol_solve_many(K, ng, ch)) return -1;
+  // Sblk(a, b) = sum_k G(a, F[k]) K(k, b)
+  for (int k = 0; k < nf; k++)
+    for (int q = u->Gp[F[k]]; q < u->Gp[F[k] + 1]; q++) {
+      int a = u->Gl[q];
+      double g = u->Gx[q];
+      for (int b = 0; b < ng; b++) u->Sblk[a + (size_t)b * ng] += g * K[(size_t)b * nf + k];
+    }
+  for (int a = 0; a < ng; a++)
+    for (int b = a + 1; b < ng; b++) {
+      double v = 0.5 * (u->Sblk[a + (size_t)b * ng] + u->Sblk[b + (size_t)a * ng]);
+      u->Sblk[a + (size_t)b * ng] = u->Sblk[b + (size_t)a * ng] = v;
+    }
+  return 0;
+}
+
+// Triplets (row, col, value) into the CSC of ss->iface, summing duplicates in
+// the order the triplets were given (two stable counting sorts).
+static int assemble_csc(int n, int nt, TsrSubstructure *ss) {
+  TsrMlcp *S = &ss->iface;
+  int *cnt = ss->cnt;
+  memset(cnt, 0, (size_t)(n + 1) * sizeof *cnt);
+  for (int t = 0; t < nt; t++) cnt[ss->ti[t] + 1]++;
+  for (int r = 0; r < n; r++) cnt[r + 1] += cnt[r];
+  for (int t = 0; t < nt; t++) ss->tk[cnt[ss->ti[t]]++] = t;  // by row, stable
+  memset(cnt, 0, (size_t)(n + 1) * sizeof *cnt);
+  for (int t = 0; t < nt; t++) cnt[ss->tj[t] + 1]++;
+  for (int c = 0; c < n; c++) cnt[c + 1] += cnt[c];
+  if (tsr_mlcp_reserve(S, n, nt)) return -1;
+  // Second pass: scatter by column in row order, then compress duplicates.
+  int *next = S->Ap;  // reuse Ap as the fill pointer
+  memcpy(next, cnt, (size_t)(n + 1) * sizeof *next);
+  for (int s = 0; s < nt; s++) {
+    int t = ss->tk[s];
+    int d = next[ss->tj[t]]++;
+    S->Ai[d] = ss->ti[t];
+    S->Ax[d] = ss->tx[t];
+  }
+  int out = 0;
+  S->Ap[0] = 0;
+  for (int c = 0; c < n; c++) {
+    int beg = cnt[c], end = cnt[c + 1];
+    int start = out;
+    for (int q = beg; q < end; q++) {
+      if (out > start && S->Ai[out - 1] == S->Ai[q]) {
+        S->Ax[out - 1] += S->Ax[q];
+      } else {
+        S->Ai[out] = S->Ai[q];
+        S->Ax[out++] = S->Ax[q];
+      }
+    }
+    S->Ap[c + 1] = out;
+  }
+  S->m = n;
+  S->symmetric = 1;
+  return 0;
+}
+
+static int triplets_reserve(TsrSubstructure *ss, int nt, int n) {
+  if (nt > ss->cap_t || !ss->ti) {
+    int c = nt + nt / 4 + 16;
+    free(ss->ti), free(ss->tj), free(ss->tk), free(ss->tx);
+    ss->ti = malloc((size_t)c * sizeof(int));
+    ss->tj = malloc((size_t)c * sizeof(int));
+    ss->tk = malloc((size_t)c * sizeof(int));
+    ss->tx = malloc((size_t)c * sizeof(double));
+    if (!ss->ti || !ss->tj || !ss->tk || !ss->tx) return ss->cap_t = 0, -1;
+    ss->cap_t = c;
+  }
+  int *q = realloc(ss->cnt, (size_t)(n + 2) * sizeof *q);
+  if (!q) return -1;
+  ss->cnt = q;
+  return 0;
+}
+
+// The interface matrix: A_Gamma (with_schur = 0, FBIC) or S_Gamma (Eq. 24),
+// the blocks summed in subsystem order. z_Gamma into iface.b when with_schur.
+int tsr_substructure_interface(const TsrMlcp *p, int with_schur, TsrSubstructure *ss) {
+  int ng = ss->ng, nt = 0;
+  for (int g = 0; g < ng; g++) {
+    int j = ss->gamma[g];
+    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) nt += ss->sub_of[p->Ai[q]] < 0;
+  }
+  if (with_schur)
+    for (int i = 0; i < ss->n_sub; i++) nt += ss->sub[i].ng * ss->sub[i].ng;
+  if (triplets_reserve(ss, nt, ng)) return -1;
+  nt = 0;
+  for (int g = 0; g < ng; g++) {
+    int j = ss->gamma[g];
+    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) {
+      int r = p->Ai[q];
+      if (ss->sub_of[r] >= 0) continue;
+      ss->ti[nt] = ss->loc[r], ss->tj[nt] = g, ss->tx[nt++] = p->Ax[q];
+    }
+  }
+  if (with_schur)
+    for (int i = 0; i < ss->n_sub; i++) {
+      const TsrSchurSub *u = &ss->sub[i];
+      for (int b = 0; b < u->ng; b++)
+        for (int a = 0; a < u->ng; a++) {
+          ss->ti[nt] = u->gam[a], ss->tj[nt] = u->gam[b];
+          ss->tx[nt++] = -u->Sblk[a + (size_t)b * u->ng];
+        }
+    }
+  if (assemble_csc(ng, nt, ss)) return -1;
+  TsrMlcp *S = &ss->iface;
+  for (int g = 0; g < ng; g++) {
+    int j = ss->gamma[g];
+    S->b[g] = p->b[j];
+    S->lo[g] = p->lo[j];
+    S->hi[g] = p->hi[j];
+  }
+  if (with_schur)
+    for (int i = 0; i < ss->n_sub; i++) {
+      const TsrSchurSub *u = &ss->sub[i];
+      for (int a = 0; a < u->ng; a++) S->b[u->gam[a]] += u->zblk[a];
+    }
+  return 0;
+}
+
+TsrSchur *tsr_schur_create(int iface_solver) {
+  TsrSchur *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->iface_solver = iface_solver;
+  const char *e = getenv("TSR_SCHUR_NO_CYCLE_FIX");
+  s->cycle_fix = !(e && *e && strcmp(e, "0"));
+  tsr_mlcp_init(&s->ss.iface);
+  s->ss.ibpp = tsr_bpp_create();
+  s->ss.ipgs = tsr_pgs_sm_create();
+  if (!s->ss.ibpp || !s->ss.ipgs) tsr_schur_free(&s);
+  tsr_chol_blas_single_thread();
+  return s;
+}
+
+void tsr_schur_free(TsrSchur **ps) {
+  TsrSchur *s = ps ? *ps : NULL;
+  if (!s) return;
+  tsr_substructure_free(&s->ss);
+  free(s->hist);
+  free(s);
+  *ps = NULL;
+}
+
+const TsrSchurTimes *tsr_schur_times(const TsrSchur *s) { return &s->ss.times; }
+
+// Index set made consistent with the bounds (as BPP does).
+static int8_t normal_set(int8_t v, double lo, double hi) {
+  if (lo == hi) return TSR_INDEX_LOWER;
+  if (v == TSR_INDEX_LOWER && isfinite(lo)) return v;
+  if (v == TSR_INDEX_UPPER && isfinite(hi)) return v;
+  return TSR_INDEX_FREE;
+}
+
+int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
+                    int8_t *index_set, TsrSolveStats *stats, TsrSchur *s) {
+  TsrSubstructure *ss = &s->ss;
+  double t0 = tsr_substructure_now();
+  stats->converged = 0;
+  if (tsr_substructure_setup(p, part, params, ss)) return -1;
+  int m = p->m, ng = ss->ng, N = ss->n_sub;
+  stats->subsystems = N;
+  stats->interface_rows = ng;
+  double amax = 0.0;
+  for (int q = 0; q < (m ? p->Ap[m] : 0); q++) amax = fmax(amax, fabs(p->Ax[q]));
+  if (!(amax > 0.0)) amax = 1.0;
+  // I^0: all free, or the previous step's sets.
+  for (int i = 0; i < N; i++) {
+    TsrSchurSub *u = &ss->sub[i];
+    for (int c = 0; c < u->n; c++) {
+      int r = u->rows[c];
+      u->set[c] = normal_set(params->warm_start && index_set ? index_set[r] : TSR_INDEX_FREE, p->lo[r], p->hi[r]);
+    }
+  }
+  for (int g = 0; g < ng; g++) {
+    int r = ss->gamma[g];
+    ss->set_g[g] = normal_set(params->warm_start && index_set ? index_set[r] : TSR_INDEX_FREE, p->lo[r], p->hi[r]);
+    ss->lam_g[g] = params->warm_start ? lambda[r] : 0.0;
+  }
+  int kmax = params->max_coupling_iterations > 0 ? params->max_coupling_iterations : 10;
+  if (kmax + 2 > s->cap_hist) {
+    uint64_t *h = realloc(s->hist, (size_t)(kmax + 2) * sizeof *h);
+    if (!h) return -1;
+    s->hist = h;
+    s->cap_hist = kmax + 2;
+  }
+  uint64_t h0 = 1469598103934665603ULL;
+  for (int i = 0; i < N; i++) h0 = set_hash(ss->sub[i].set, ss->sub[i].n, h0);
+  s->hist[0] = h0;
+  double t1 = tsr_substructure_now();
+  ss->times.setup += t1 - t0;
+  int k = 0, converged = 0, cycled = 0, pivots = 0, factorizations = 0;
+  TsrSolverParams ip = *params;
+  ip.warm_start = 1;  // the interface starts from the last coupling iteration's set
+  while (!converged && k < kmax) {
+    k++;
+    int final_pass = cycled;
+    double ta = tsr_substructure_now();
+    // SCHURCOMP (Eqs. 24-25) from I^(k-1), blocks in parallel.
+    int fail = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail)
+    for (int o = 0; o < N; o++) {
+      TsrSchurSub *u = &ss->sub[ss->order[o]];
+      memcpy(u->prev_set, u->set, (size_t)u->n);
+      fail |= sub_schur(u, 1e-10 * amax, 0) < 0;
+    }
+    if (fail || tsr_substructure_interface(p, 1, ss)) return -1;
+    double tb = tsr_substructure_now();
+    // INTERFACESOLVE (Eq. 18).
+    TsrSolveStats ist = {0};
+    int irc = 0;
+    if (ng > 0) {
+      if (s->iface_solver == TSR_SCHUR_IFACE_PGS_SM) {
+        irc = tsr_pgs_sm_solve(&ss->iface, &ip, ss->lam_g, ss->set_g, &ist, ss->ipgs);
+      } else {
+        tsr_bpp_invalidate(ss->ibpp);
+        irc = tsr_bpp_solve(&ss->iface, &ip, ss->lam_g, ss->set_g, &ist, ss->ibpp);
+      }
+    }
+    pivots += ist.iterations;
+    factorizations += ist.factorizations;
+    if (irc < 0) return -1;
+    double tc = tsr_substructure_now();
+    // SUBSYSTEMSOLVE (Eq. 16) in parallel; or, after a cycle, Eq. 28 for the
+    // fixed sets I^k.
+    if (final_pass) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail)
+      for (int o = 0; o < N; o++) {
+        TsrSchurSub *u = &ss->sub[ss->order[o]];
+        sub_rhs(ss->lam_g, u);
+        fail |= sub_schur(u, 1e-10 * amax, 1) < 0;
+      }
+      if (fail) return -1;
+    } else if (tsr_substructure_solve_subsystems(params, ss)) {
+      return -1;
+    }
+    double td = tsr_substructure_now();
+    ss->times.schur += tb - ta;
+    ss->times.iface += tc - tb;
+    ss->times.subsystems += td - tc;
+    if (final_pass) break;
+    // INDEXSETS: stop when I^k = I^(k-1); detect a cycle I^k = I^j, j < k-1.
+    uint64_t hk = 1469598103934665603ULL;
+    int same = 1;
+    for (int i = 0; i < N; i++) {
+      TsrSchurSub *u = &ss->sub[i];
+      pivots += u->st.iterations;
+      factorizations += u->st.factorizations;
+      hk = set_hash(u->set, u->n, hk);
+      if (same && memcmp(u->set, u->prev_set, (size_t)u->n)) same = 0;
+    }
+    s->hist[k] = hk;
+    if (same) {
+      converged = 1;
+      break;
+    }
+    for (int j = 0; j < k - 1 && s->cycle_fix; j++)
+      if (s->hist[j] == hk) cycled = 1;
+    if (cycled) kmax++;  // the fixed-set pass is one more coupling iteration
+  }
+  tsr_substructure_gather(ss, lambda, index_set);
+  ss->times.solves++;
+  stats->coupling_iterations = k;
+  stats->converged = converged;
+  stats->iterations = pivots;
+  stats->factorizations = factorizations;
+  stats->residual = tsr_mlcp_residual_ws(p, lambda, ss->w, NULL);  // Eq. 29, whole system
+  return converged ? 0 : 1;
+}

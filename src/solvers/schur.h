@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+// Substructuring solvers of seed 000 §4-§5: the Schur complement method
+// (Algorithm 1, "schur-bpp" and "schur-pgs-sm") and, sharing the same
+// subsystem data, force-based interface coupling ("fbic", fbic.c).
+#ifndef TSR_SCHUR_H
+#define TSR_SCHUR_H
+
+#include <stdint.h>
+
+#include "mlcp/mlcp.h"
+#include "partition/partition.h"
+#include "solvers/bpp.h"
+#include "solvers/pgs_sm.h"
+#include "solvers/solver.h"
+
+// Interface solvers of Algorithm 1 (INTERFACESOLVE).
+enum { TSR_SCHUR_IFACE_BPP = 0, TSR_SCHUR_IFACE_PGS_SM = 1 };
+
+// Cumulative wall time of the phases of the substructured solvers (seconds).
+typedef struct {
+  double setup;      // extraction of A_i, G_i, A_Gamma from A
+  double schur;      // S_Gamma and z_Gamma (Eqs. 24-25), blocks and assembly
+  double iface;      // interface MLCP
+  double subsystems; // subsystem MLCPs (parallel)
+  long solves;
+} TsrSchurTimes;
+
+// One subsystem i: its rows, A_i (a TsrMlcp whose b is b_i^k), b_i^0, the
+// coupling block G_i^T (CSC over the subsystem's rows, row indices are
+// interface indices), and its workspace, kept from step to step.
+typedef struct {
+  int n, cap_n;
+  int *rows;               // global rows, increasing [n]
+  TsrMlcp mlcp;            // A_i, b_i = b_i0 + G_i^T lambda_Gamma, l_i, u_i
+  double *b0;              // b_i0 [n]
+  int *Gp, *Gg, *Gl;       // G_i^T: [n+1]; interface index; position in gam[]
+  double *Gx;
+  int cap_g;
+  int ng, cap_ng;
+  int *gam;                // Gamma_i: interface indices coupled to i, increasing
+  double *Sblk, *zblk;     // G_F A_FF^-1 G_F^T (ng x ng, column-major), z part
+  size_t cap_S;
+  double *K;               // nF x ng
+  size_t cap_K;
+  double *y, *t;           // [n] scratch
+  double *lambda;          // [n]
+  int8_t *set, *prev_set;  // index sets I_i^k, I_i^(k-1)
+  TsrBpp *bpp;             // SUBSYSTEMSOLVE; its chol also gives A_FF,i for S (§5.2)
+  TsrSolveStats st;
+  int rc;
+  uint64_t hash;
+} TsrSchurSub;
+
+typedef struct {
+  int cap_sub, n_sub;
+  TsrSchurSub *sub;
+  int *order;              // schedule: largest subsystem first
+  int cap_m;
+  double *w;               // [m] slack scratch
+  int *sub_of, *loc;       // [m]: subsystem (-1 Gamma), local index (or interface index)
+  int ng, cap_ng;
+  int *gamma;              // global rows of Gamma, increasing
+  double *lam_g, *lam_g_old;
+  int8_t *set_g;
+  // interface MLCP (S_Gamma or A_Gamma) and its assembly scratch
+  TsrMlcp iface;
+  int cap_t;
+  int *ti, *tj, *tk;       // triplets (row, col) and a permutation
+  double *tx;
+  int *cnt;
+  TsrBpp *ibpp;
+  TsrPgsSm *ipgs;
+  int threads;
+  TsrSchurTimes times;
+} TsrSubstructure;
+
+typedef struct TsrSchur TsrSchur;
+
+TsrSchur *tsr_schur_create(int iface_solver);
+void tsr_schur_free(TsrSchur **s);
+// Algorithm 1 on p with partition part (row_subsystem; NULL = one subsystem).
+// lambda out; index_set in/out (warm start of I_Omega when params->warm_start).
+// Fills stats (coupling_iterations, subsystems, interface_rows, converged,
+// residual, iterations = pivots summed, factorizations). Returns 0 when the
+// index sets repeated, 1 at k_max or after the cycling fallback, < 0 failure.
+int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
+                    int8_t *index_set, TsrSolveStats *stats, TsrSchur *s);
+const TsrSchurTimes *tsr_schur_times(const TsrSchur *s);
+
+// Shared with fbic.c. Extracts the subsystems, G_i, Gamma from p (parallel
+// over subsystems); resets every factorisation. 0 or < 0.
+int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params,
+                           TsrSubstructure *ss);
+// b_i = b_i0 + G_i^T lambda_Gamma, then BPP on every subsystem in parallel,
+// warm-started from sub->set. Returns < 0 when a subsystem failed.
+int tsr_substructure_solve_subsystems(const TsrSolverParams *params, TsrSubstructure *ss);
+// The interface matrix into ss->iface: A_Gamma (with_schur = 0, FBIC) or
+// S_Gamma of Eq. 24 from the subsystems' blocks, summed in subsystem order;
+// iface.b = b_Gamma, plus the z_Gamma terms of Eq. 25 when with_schur.
+int tsr_substructure_interface(const TsrMlcp *p, int with_schur, TsrSubstructure *ss);
+// Gathers the subsystems' and the interface's impulses and sets into the
+// whole-system arrays.
+void tsr_substructure_gather(const TsrSubstructure *ss, double *lambda, int8_t *index_set);
+void tsr_substructure_free(TsrSubstructure *ss);
+double tsr_substructure_now(void);
+
+#endif

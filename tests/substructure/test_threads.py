@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Determinism across thread counts (ARCHITECTURE.md "Threads"): the same
+# model run with --threads 1 and --threads 2 must give bit-identical datasets
+# (every dataset except timings), for each substructured solver.
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+TESSERA = os.environ["TSR_TESSERA"]
+EXAMPLES = os.environ["TSR_EXAMPLES"]
+TIMINGS = ("seconds", "_ms")
+
+
+def datasets(path):
+    out = {}
+    with h5py.File(path, "r") as f:
+        def visit(name, obj):
+            if isinstance(obj, h5py.Dataset) and not any(t in name for t in TIMINGS):
+                out[name] = obj[()]
+        f.visititems(visit)
+    return out
+
+
+def same(x, y):
+    if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
+        if x.dtype.kind == "f":
+            return x.shape == y.shape and np.array_equal(x, y, equal_nan=True)
+        return np.array_equal(x, y)
+    return x == y
+
+
+def run(model, solver, threads, extra, tmp):
+    path = os.path.join(tmp, f"{solver}_{threads}.h5")
+    cmd = [TESSERA, "run", os.path.join(EXAMPLES, model), "-o", path, "--overwrite", "--quiet",
+           "--solver", solver, "--threads", str(threads)] + extra
+    subprocess.run(cmd, check=True)
+    return datasets(path)
+
+
+def main():
+    failures = 0
+    cases = [("bridge.yaml", "schur-bpp", ["--steps", "20"]),
+             ("bridge.yaml", "schur-bpp", ["--steps", "10", "--partition", "mindp", "--max-bodies", "12"]),
+             ("hanging_chain.yaml", "schur-pgs-sm", ["--steps", "20"]),
+             ("hanging_chain.yaml", "fbic", ["--steps", "10"])]
+    with tempfile.TemporaryDirectory() as tmp:
+        for model, solver, extra in cases:
+            a = run(model, solver, 1, extra, tmp)
+            b = run(model, solver, 2, extra, tmp)
+            if a.keys() != b.keys():
+                print(f"FAIL {model} {solver}: different datasets"); failures += 1; continue
+            bad = [k for k in a if not same(a[k], b[k])]
+            print(("FAIL" if bad else "ok  "), model, solver, " ".join(extra), bad[:5], f"({len(a)} datasets)")
+            failures += bool(bad)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
