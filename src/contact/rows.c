@@ -22,8 +22,13 @@
 // m/s, e.g. 3e-6 m/s for 100 N at eps 1e-9 and h = 1/60. A material with
 // zero compliance uses 1e-10 m/N for its friction rows.
 //
-// First friction bound of a new contact. With no previous impulse (no match,
-// or the match carried lambda_n = 0 because it was separated), lambda_n is
+// Friction bound (Eq. 11): mu times the matched contact's lambda_n of the
+// previous step, 0 included: a matched contact that carried no load (it was
+// separated within the margin, or a redundant neighbour carried it) gets no
+// friction in this step. Any estimate there adds friction capacity beyond mu
+// times the total normal impulse, which holds a chain on a slope steeper than
+// atan(mu) (seen on chain_drop). First friction bound of a new contact (no
+// match), where there is no previous impulse: lambda_n is
 // estimated as the impulse this normal row alone would need to stop the
 // approach in this step, from the unconstrained velocity:
 //
@@ -172,9 +177,9 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
 
     // Friction bound: the matched contact's lambda_n, else an estimate.
     TsrVec3 vf_rel = tsr_v3_sub(array_velocity(b, v_free, b0, c->r[0]), array_velocity(b, v_free, b1, c->r[1]));
-    c->estimated = !(c->match >= 0 && cs->prev[c->match].impulse[0] > 0.0);
+    c->estimated = c->match < 0;
     if (!c->estimated) {
-      c->bound_normal = cs->prev[c->match].impulse[0];
+      c->bound_normal = fmax(cs->prev[c->match].impulse[0], 0.0);
     } else {
       double k = inv_eff_mass(b, b0, c->r[0], n) + inv_eff_mass(b, b1, c->r[1], n) + rn->compliance;
       double approach = -(tsr_v3_dot(n, vf_rel) + rn->rhs);
