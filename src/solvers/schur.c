@@ -27,6 +27,16 @@
 // b_i = b_i0 + G_i^T lambda_Gamma by BPP in parallel, I^k from their sets.
 // Stop when I^k = I^(k-1) (converged), or at k_max.
 //
+// Every coupling iterate is checked against the whole system (Eq. 29): the
+// solver keeps the best one, returned when the sets never repeat, and it
+// also stops when the residual is at round-off level (1e-12 max(1, |b|_inf)),
+// since degenerate rows (lambda on its bound with w ~ 0, e.g. redundant
+// contacts sharing a load) can flip between equivalent sets indefinitely.
+// Seen on chain_drop: the load of the link next to an interface joint moves
+// between its three collinear capsule contacts from one iteration to the
+// next, so the sets cycle with period two at every step; returning the last
+// iterate instead of the best one made the run blow up.
+//
 // Cycling (seed 000 §8.2 names it as an open problem): a hash of every I^k
 // is kept; when I^k equals an earlier I^j, j < k-1, the sets cycle and more
 // coupling iterations cannot help. The solver then makes one last pass with
@@ -49,6 +59,9 @@ struct TsrSchur {
   int cycle_fix;
   int cap_hist;
   uint64_t *hist;
+  int cap_best;           // the best coupling iterate (lowest Eq. 29 residual)
+  double *best_lambda;
+  int8_t *best_set;
 };
 
 double tsr_substructure_now(void) {
@@ -512,6 +525,8 @@ void tsr_schur_free(TsrSchur **ps) {
   if (!s) return;
   tsr_substructure_free(&s->ss);
   free(s->hist);
+  free(s->best_lambda);
+  free(s->best_set);
   free(s);
   *ps = NULL;
 }
@@ -558,6 +573,21 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
     s->hist = h;
     s->cap_hist = kmax + 2;
   }
+  if (m > s->cap_best) {
+    double *bl = realloc(s->best_lambda, (size_t)m * sizeof *bl);
+    if (bl) s->best_lambda = bl;
+    int8_t *bs = realloc(s->best_set, (size_t)m);
+    if (bs) s->best_set = bs;
+    if (!bl || !bs) return -1;
+    s->cap_best = m;
+  }
+  double best_res = INFINITY;
+  // Stop also when the whole system is solved to the iterative tolerance:
+  // rows that are degenerate (lambda on its bound with w ~ 0) can flip
+  // between equivalent index sets forever without changing the solution.
+  double bmax = 0.0;
+  for (int r = 0; r < m; r++) bmax = fmax(bmax, fabs(p->b[r]));
+  double res_tol = 1e-12 * fmax(1.0, bmax);
   uint64_t h0 = 1469598103934665603ULL;
   for (int i = 0; i < N; i++) h0 = set_hash(ss->sub[i].set, ss->sub[i].n, h0);
   s->hist[0] = h0;
@@ -612,6 +642,16 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
     ss->times.schur += tb - ta;
     ss->times.iface += tc - tb;
     ss->times.subsystems += td - tc;
+    // Keep the best iterate: the coupling iteration is not monotone, and a
+    // step that ends at k_max (or in a cycle) returns the lowest residual
+    // seen rather than the last one.
+    tsr_substructure_gather(ss, lambda, index_set);
+    double res = tsr_mlcp_residual_ws(p, lambda, ss->w, NULL);
+    if (res < best_res) {
+      best_res = res;
+      memcpy(s->best_lambda, lambda, (size_t)m * sizeof *lambda);
+      if (index_set) memcpy(s->best_set, index_set, (size_t)m);
+    }
     if (final_pass) break;
     // INDEXSETS: stop when I^k = I^(k-1); detect a cycle I^k = I^j, j < k-1.
     uint64_t hk = 1469598103934665603ULL;
@@ -624,7 +664,7 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
       if (same && memcmp(u->set, u->prev_set, (size_t)u->n)) same = 0;
     }
     s->hist[k] = hk;
-    if (same) {
+    if (same || res <= res_tol) {
       converged = 1;
       break;
     }
@@ -632,7 +672,10 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
       if (s->hist[j] == hk) cycled = 1;
     if (cycled) kmax++;  // the fixed-set pass is one more coupling iteration
   }
-  tsr_substructure_gather(ss, lambda, index_set);
+  if (!converged && best_res < INFINITY) {
+    memcpy(lambda, s->best_lambda, (size_t)m * sizeof *lambda);
+    if (index_set) memcpy(index_set, s->best_set, (size_t)m);
+  }
   ss->times.solves++;
   stats->coupling_iterations = k;
   stats->converged = converged;
