@@ -53,6 +53,7 @@ CONTACTS = {
     "/contacts/body": ("i4", (2,)), "/contacts/point": ("f8", (3,)),
     "/contacts/normal": ("f8", (3,)), "/contacts/depth": ("f8", ()),
     "/contacts/impulse": ("f8", (3,)),
+    "/contacts/tangent1": ("f8", (3,)),
 }
 STATS = {
     "step_seconds": "f8", "collide_seconds": "f8", "partition_seconds": "f8",

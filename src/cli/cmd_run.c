@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "io/run_file.h"
+#include "io/vtk.h"
 #include "model/model.h"
 #include "sim/world.h"
 
@@ -30,6 +31,7 @@ static const char run_usage[] =
     "  --steps N             number of steps to simulate\n"
     "  --duration T          simulated time, s (steps = round(T / h))\n"
     "  --every N             write a frame every N steps\n"
+    "  --vtk DIR             also write DIR/<model>.pvd (+ _contacts, _joints) for ParaView as the run goes\n"
     "  --set KEY=VALUE       override any model field, e.g. --set bodies.box.mass=1000\n"
     "                        or --set settings.gravity=[0,0,-1.62]; may be repeated\n"
     "  -q, --quiet           no progress line\n"
@@ -99,6 +101,17 @@ int tsr_cmd_run(int argc, char **argv) {
     return 2;
   }
 
+  TsrVtkWriter *vtk = NULL;
+  if (o.vtk_dir && !(vtk = tsr_vtk_writer_open(o.vtk_dir, &model, err, sizeof err))) {
+    tsr_cli_error("--vtk: %s", err);
+    tsr_run_writer_close(&writer, 0);
+    remove(o.output);  // nothing was simulated: leave no file that looks like a run
+    tsr_world_free(&world);
+    tsr_model_free(&model);
+    tsr_run_options_free(&o);
+    return 2;
+  }
+
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
@@ -111,12 +124,16 @@ int tsr_cmd_run(int argc, char **argv) {
   TsrFrame frame;
   tsr_world_frame(&world, 1, &frame);
   int status = tsr_run_writer_frame(writer, &frame) ? 1 : 0;
-  if (status) tsr_cli_error("%s: cannot write the initial frame", o.output);
+  if (status) tsr_cli_error("cannot write the initial frame: %s", tsr_run_writer_error(writer));
+  if (!status && vtk && tsr_vtk_writer_frame(vtk, &frame)) {
+    tsr_cli_error("--vtk: %s", tsr_vtk_writer_error(vtk));
+    status = 1;
+  }
   double t_start = wall_seconds(), t_progress = 0;
   while (!status && world.step < steps && !interrupted) {
     int s = tsr_world_step(&world);
     if (tsr_run_writer_step(writer, &world.stats)) {
-      tsr_cli_error("%s: cannot write step statistics", o.output);
+      tsr_cli_error("cannot write step statistics: %s", tsr_run_writer_error(writer));
       status = 1;
       break;
     }
@@ -132,7 +149,10 @@ int tsr_cmd_run(int argc, char **argv) {
     if (world.step % every == 0 || status) {
       tsr_world_frame(&world, 0, &frame);
       if (tsr_run_writer_frame(writer, &frame)) {
-        tsr_cli_error("%s: cannot write frame at step %ld", o.output, world.step);
+        tsr_cli_error("cannot write frame at step %ld: %s", world.step, tsr_run_writer_error(writer));
+        status = 1;
+      } else if (vtk && tsr_vtk_writer_frame(vtk, &frame)) {
+        tsr_cli_error("--vtk: %s", tsr_vtk_writer_error(vtk));
         status = 1;
       }
     }
@@ -146,6 +166,7 @@ int tsr_cmd_run(int argc, char **argv) {
     }
   }
   if (progress) fputc('\n', stderr);
+  if (vtk && tsr_vtk_writer_close(&vtk)) tsr_cli_error("--vtk: cannot finish the .pvd files in %s", o.vtk_dir);
   int complete = !status && !interrupted;
   if (tsr_run_writer_close(&writer, complete) && complete) {
     tsr_cli_error("%s: cannot finish the run file", o.output);

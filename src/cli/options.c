@@ -55,6 +55,9 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
     } else if (with_output && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
       NEED_VALUE();
       o->output = val;
+    } else if (with_output && !strcmp(a, "--vtk")) {
+      NEED_VALUE();
+      o->vtk_dir = val;
     } else if (with_output && !strcmp(a, "--overwrite")) {
       o->overwrite = 1;
     } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {

@@ -8,6 +8,7 @@
 typedef struct {
   const char *model;      // positional MODEL.yaml
   const char *output;     // -o
+  const char *vtk_dir;    // --vtk DIR (run only)
   int overwrite, quiet;
   const char *solver, *partition;
   long max_bodies, threads, steps, every;  // -1 when not given

@@ -94,7 +94,7 @@ typedef struct {
 // Order = spill order (see the file comment). Indices are the S_ enum below.
 enum {
   S_CTYPE, S_CSRC, S_CBODY, S_CIMP, S_CIDX, S_CSUB,
-  S_KBODY, S_KPOINT, S_KNORMAL, S_KDEPTH, S_KIMP,
+  S_KBODY, S_KPOINT, S_KNORMAL, S_KDEPTH, S_KIMP, S_KTAN,
   S_COFF, S_KOFF,
   S_POS, S_ORI, S_VEL, S_BSUB,
   S_STEP, S_TIME,
@@ -116,6 +116,7 @@ static const TsrStreamSpec specs[S_COUNT] = {
     [S_KNORMAL] = {"/contacts/normal", K_F64, AX_CONTACT, 2, 3, 0, 0},
     [S_KDEPTH] = {"/contacts/depth", K_F64, AX_CONTACT, 1, 0, 0, 0},
     [S_KIMP] = {"/contacts/impulse", K_F64, AX_CONTACT, 2, 3, 0, 0},
+    [S_KTAN] = {"/contacts/tangent1", K_F64, AX_CONTACT, 2, 3, 0, 0},
     [S_COFF] = {"/constraints/offset", K_I64, AX_OFFSET, 1, 0, 0, 0},
     [S_KOFF] = {"/contacts/offset", K_I64, AX_OFFSET, 1, 0, 0, 0},
     [S_POS] = {"/bodies/position", K_F64, AX_FRAME, 3, DIM_N, 3, 0},
@@ -583,6 +584,7 @@ int tsr_run_writer_frame(TsrRunWriter *w, const TsrFrame *f) {
   rc |= stream_push(w, S_KNORMAL, f->contact_normal, C);
   rc |= stream_push(w, S_KDEPTH, f->contact_depth, C);
   rc |= stream_push(w, S_KIMP, f->contact_impulse, C);
+  rc |= stream_push(w, S_KTAN, f->contact_tangent1, C);  // zeros when not given
   w->rows_total += (int64_t)R;
   w->contacts_total += (int64_t)C;
   rc |= stream_push(w, S_COFF, &w->rows_total, 1);

@@ -51,6 +51,7 @@ typedef struct {
   const double *contact_normal;  // [C*3]
   const double *contact_depth;   // [C]
   const double *contact_impulse; // [C*3]
+  const double *contact_tangent1; // [C*3] first friction direction (tangent 2 = normal x tangent 1); NULL: zeros
 } TsrFrame;
 
 // Per simulated step (OUTPUT.md "Per simulated step").

@@ -84,6 +84,7 @@ void tsr_world_free(TsrWorld *w) {
   free(w->f_contact_normal);
   free(w->f_contact_depth);
   free(w->f_contact_impulse);
+  free(w->f_contact_tangent);
   memset(w, 0, sizeof *w);
 }
 
@@ -230,7 +231,8 @@ static int frame_contacts(TsrWorld *w) {
     size_t c = (size_t)cs->n;
     if (grow((void **)&w->f_contact_body, 2 * c, sizeof(int32_t)) || grow((void **)&w->f_contact_point, 3 * c, sizeof(double)) ||
         grow((void **)&w->f_contact_normal, 3 * c, sizeof(double)) || grow((void **)&w->f_contact_depth, c, sizeof(double)) ||
-        grow((void **)&w->f_contact_impulse, 3 * c, sizeof(double)))
+        grow((void **)&w->f_contact_impulse, 3 * c, sizeof(double)) ||
+        grow((void **)&w->f_contact_tangent, 3 * c, sizeof(double)))
       return -1;
     w->f_contact_cap = cs->n;
   }
@@ -243,6 +245,8 @@ static int frame_contacts(TsrWorld *w) {
     n[0] = c->normal.x, n[1] = c->normal.y, n[2] = c->normal.z;
     w->f_contact_depth[i] = c->depth;
     for (int k = 0; k < 3; k++) w->f_contact_impulse[3 * i + k] = c->impulse[k];
+    double *t = &w->f_contact_tangent[3 * i];
+    t[0] = c->t1.x, t[1] = c->t1.y, t[2] = c->t1.z;
   }
   return 0;
 }
@@ -274,6 +278,7 @@ void tsr_world_frame(TsrWorld *w, int initial, TsrFrame *f) {
     f->contact_normal = w->f_contact_normal;
     f->contact_depth = w->f_contact_depth;
     f->contact_impulse = w->f_contact_impulse;
+    f->contact_tangent1 = w->f_contact_tangent;
   }
   if (!w->model->settings.output.constraints) return;
   int m = w->rows.count;

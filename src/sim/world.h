@@ -50,7 +50,7 @@ typedef struct {
   int32_t *f_row_source, *f_row_body, *f_row_sub;
   int f_contact_cap;
   int32_t *f_contact_body;
-  double *f_contact_point, *f_contact_normal, *f_contact_depth, *f_contact_impulse;
+  double *f_contact_point, *f_contact_normal, *f_contact_depth, *f_contact_impulse, *f_contact_tangent;
 } TsrWorld;
 
 // Builds the world at the model's initial state; 0 on success, else a message

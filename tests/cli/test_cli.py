@@ -65,6 +65,21 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f["/frames/time"].shape[0] == 3, "--every 5 over 10 steps writes frames 0, 5, 10")
         check(abs(f["/model/body_mass"][0] - 2.5) < 1e-15, "--set bodies.ball.mass=2.5 takes effect")
 
+    vtk = os.path.join(tmp, "vtk")
+    rc, _, err = run("run", pend, "-o", out, "--steps", "12", "--every", "4", "--overwrite", "--quiet", "--vtk", vtk)
+    check(rc == 0, "run --vtk DIR exits 0 (%s)" % err.strip())
+    pvd = os.path.join(vtk, "pendulum.pvd")
+    if os.path.exists(pvd):
+        import xml.etree.ElementTree as ET
+        sets = ET.parse(pvd).getroot().findall("./Collection/DataSet")
+        check(len(sets) == 4, "--vtk writes one DataSet per written frame (%d)" % len(sets))
+        check(all(os.path.exists(os.path.join(vtk, d.get("file"))) for d in sets), "every .vtp the .pvd names exists")
+        with h5py.File(out, "r") as f:
+            times = f["/frames/time"][:]
+        check(np.allclose([float(d.get("timestep")) for d in sets], times), "timesteps are the run's frame times")
+    else:
+        check(False, "--vtk wrote %s" % pvd)
+
     bad = os.path.join(tmp, "bad.yaml")
     with open(bad, "w") as fh:
         fh.write("format: tessera-model/1\nname: bad\nbodies:\n  - name: b\n    mass: -1\n    shape: {type: sphere, radius: 1}\n    colour: red\n")
