@@ -205,10 +205,13 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
     for (int j = group_start; j <= i; j++) {
       TsrContact *cj = &cs->c[j];
       if (cj->estimated) cj->bound_normal /= need;
-      // A zero bound (separated contact, frictionless material) is widened
-      // to +-1e-12 N s: a row with lo == hi is both at its lower and its
-      // upper bound, which pivoting solvers cannot classify.
-      double bound = fmax(cj->friction * cj->bound_normal, 1e-12);
+      // A zero bound (the contact carried no load last step, or a
+      // frictionless material) fixes the friction rows at 0 (lo = hi = 0):
+      // every solver treats such a row as fixed. Widening it to a tiny box
+      // instead made the row flip between free and tight inside the
+      // pivoting tolerance, and direct BPP wander (sliding sphere chain).
+      double bound = cj->friction * cj->bound_normal;
+      if (!(bound > 0.0)) bound = 0.0;
       TsrRow *r = &rows->rows[cs->first_row + 3 * j];
       r[1].lo = r[2].lo = -bound;
       r[1].hi = r[2].hi = bound;

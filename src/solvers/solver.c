@@ -21,7 +21,7 @@ struct TsrSolver {
   TsrPgsSm *pgs_sm;
   TsrSchur *schur;
   TsrFbic *fbic;
-  int retry_cap;           // direct-bpp's cold retry (bpp_with_restart)
+  int retry_cap;           // direct-bpp's fallback (bpp_with_restart)
   double *retry_lambda;
   int8_t *retry_set;
 };
@@ -77,17 +77,20 @@ oom:
 }
 
 // Direct BPP, warm-started from the previous step's index set when asked.
-// A solve that runs out of pivots is retried once from all-free with ten
-// times the budget, keeping whichever result has the lower residual: near a
-// change of contact topology (a chain sliding off an edge) the previous set
-// can send block pivoting round a cycle that the cold start avoids (seen on
-// chain_drop: 50 pivots failed warm, 19 sufficed cold), and a violent step
-// can need more than Table 1's 50 pivots (173 seen, chain_drop at t = 6.8 s).
-// The retry costs nothing on steps that converge.
+// A solve that runs out of pivots gets two more chances from other starts:
+// all-free, then projected Gauss-Seidel (params.iterations sweeps at most) gives an
+// approximate solution whose index set (Eq. 12) seeds BPP again, with ten
+// times the pivot budget; the result with the lower residual is kept. Stiff
+// over-constrained contact sets (a sphere chain sliding on a slope: 9 rows on
+// 6 DOF per sphere) make A_FF nearly singular for most trial sets, and block
+// pivoting can wander for hundreds of pivots there (seen: 1,400 from all-free
+// on 138 rows), whereas from the set of 500 PGS sweeps it needed 3. The
+// fallback costs nothing on steps that converge.
 static int bpp_with_restart(TsrSolver *s, const TsrMlcp *p, double *lambda, int8_t *index_set,
                             TsrSolveStats *stats) {
   int rc = tsr_bpp_solve(p, &s->params, lambda, index_set, stats, s->bpp);
   if (rc <= 0 || p->m == 0) return rc;
+  if (!s->pgs && !(s->pgs = tsr_pgs_create())) return rc;
   if (p->m > s->retry_cap) {
     double *l = realloc(s->retry_lambda, (size_t)p->m * sizeof *l);
     if (l) s->retry_lambda = l;
@@ -96,22 +99,51 @@ static int bpp_with_restart(TsrSolver *s, const TsrMlcp *p, double *lambda, int8
     if (!l || !q) return rc;
     s->retry_cap = p->m;
   }
-  TsrSolveStats warm = *stats;
+  TsrSolveStats first = *stats;
   memcpy(s->retry_lambda, lambda, (size_t)p->m * sizeof *lambda);
   if (index_set) memcpy(s->retry_set, index_set, (size_t)p->m);
-  TsrSolverParams cold = s->params;
-  cold.warm_start = 0;
-  cold.max_pivots = 10 * s->params.max_pivots;
-  int rc2 = tsr_bpp_solve(p, &cold, lambda, index_set, stats, s->bpp);
-  stats->iterations += warm.iterations;
-  stats->factorizations += warm.factorizations;
-  if (rc2 <= 0 || stats->residual <= warm.residual) return rc2;
+  int spent = first.iterations, facts = first.factorizations;
+  // 1. From all-free with ten times the budget: near a change of contact
+  // topology the previous step's set can be a poor start (chain_drop: 50
+  // pivots failed warm, 19 sufficed cold).
+  TsrSolverParams cp = s->params;
+  cp.warm_start = 0;
+  cp.max_pivots = 10 * s->params.max_pivots;
+  int rc1 = tsr_bpp_solve(p, &cp, lambda, index_set, stats, s->bpp);
+  spent += stats->iterations, facts += stats->factorizations;
+  if (rc1 == 0) {
+    stats->iterations = spent, stats->factorizations = facts;
+    return 0;
+  }
+  if (rc1 > 0 && stats->residual < first.residual) {
+    first = *stats;
+    memcpy(s->retry_lambda, lambda, (size_t)p->m * sizeof *lambda);
+    if (index_set) memcpy(s->retry_set, index_set, (size_t)p->m);
+  }
+  // 2. PGS from zero: the failed BPP iterate can be far off (huge impulses of a
+  // nearly singular A_FF).
+  TsrSolverParams pp = s->params;
+  pp.warm_start = 0;
+  TsrSolveStats pst = {0};
+  memset(lambda, 0, (size_t)p->m * sizeof *lambda);
+  if (tsr_pgs_solve(p, &pp, lambda, &pst, s->pgs) < 0) goto keep_first;
+  // Without a caller's index set, retry_set (unused then) is the scratch.
+  int8_t *seed = index_set ? index_set : s->retry_set;
+  tsr_mlcp_index_set(p, lambda, s->params.index_tolerance, seed);
+  TsrSolverParams bp = s->params;
+  bp.warm_start = 1;
+  bp.max_pivots = 10 * s->params.max_pivots;
+  int rc2 = tsr_bpp_solve(p, &bp, lambda, seed, stats, s->bpp);
+  spent += stats->iterations, facts += stats->factorizations;
+  if (rc2 >= 0 && (rc2 == 0 || stats->residual <= first.residual)) {
+    stats->iterations = spent, stats->factorizations = facts;
+    return rc2;
+  }
+keep_first:
   memcpy(lambda, s->retry_lambda, (size_t)p->m * sizeof *lambda);
   if (index_set) memcpy(index_set, s->retry_set, (size_t)p->m);
-  int its = stats->iterations, facts = stats->factorizations;
-  *stats = warm;
-  stats->iterations = its;
-  stats->factorizations = facts;
+  *stats = first;
+  stats->iterations = spent, stats->factorizations = facts;
   return rc;
 }
 
