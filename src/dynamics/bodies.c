@@ -66,6 +66,17 @@ void tsr_bodies_update_inertia(TsrBodies *b) {
   }
 }
 
+void tsr_bodies_add_isotropic_inertia(TsrBodies *b, const double *extra) {
+  for (int k = 0; k < b->n; k++) {
+    if (b->fixed[k] || !(extra[k] > 0.0)) continue;
+    TsrMat3 R = tsr_m3_from_quat(b->q[k]);
+    TsrMat3 I = tsr_m3_rotate_tensor(R, b->inertia_body[k]);
+    for (int a = 0; a < 3; a++) I.m[a][a] += extra[k];
+    TsrMat3 Ii = tsr_m3_inverse(I);
+    memcpy(&b->inv_inertia_world[9 * k], Ii.m, 9 * sizeof(double));
+  }
+}
+
 static TsrMat3 skew(TsrVec3 a) {
   TsrMat3 s = tsr_m3_zero();
   s.m[0][1] = -a.z;

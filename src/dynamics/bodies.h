@@ -41,6 +41,11 @@ void tsr_bodies_free(TsrBodies *b);
 // I_world^-1 = R I_body^-1 R^T for every body at the current orientation.
 void tsr_bodies_update_inertia(TsrBodies *b);
 
+// Adds extra[k] I3 (world frame) to body k's inertia for this step and
+// refreshes inv_inertia_world: the diagonal geometric stiffness term h^2 K of
+// sim/world.c. Bodies with extra[k] <= 0 are left as they are.
+void tsr_bodies_add_isotropic_inertia(TsrBodies *b, const double *extra);
+
 // v_free = v + h M^-1 f for gravity and the (implicit) gyroscopic term;
 // six numbers per body (linear, angular). Fixed bodies get zeros.
 void tsr_bodies_free_velocity(TsrBodies *b, TsrVec3 gravity, double h, double *v_free);

@@ -18,4 +18,5 @@ void tsr_joint_distance(TsrJointCtx *c) {
   } else {
     tsr_joint_row(c, TSR_ROW_JOINT, l0, a0, l1, a1, g, c->d->compliance, -INFINITY, INFINITY, 0);
   }
+  tsr_joint_set_arms(c, c->r[0], c->r[1]);
 }

@@ -92,6 +92,12 @@ void tsr_joint_row(TsrJointCtx *c, int8_t type, TsrVec3 lin0, TsrVec3 ang0, TsrV
   r->violation = g;
 }
 
+void tsr_joint_set_arms(TsrJointCtx *c, TsrVec3 a0, TsrVec3 a1) {
+  TsrRow *r = &c->rows->rows[c->rows->count - 1];
+  r->arm[0][0] = a0.x, r->arm[0][1] = a0.y, r->arm[0][2] = a0.z;
+  r->arm[1][0] = a1.x, r->arm[1][1] = a1.y, r->arm[1][2] = a1.z;
+}
+
 void tsr_joint_point_rows(TsrJointCtx *c, double eps) {
   // g = p0 - p1; d/dt (e.p0) = e.v0 + (r0 x e).w0.
   TsrVec3 g = tsr_v3_sub(c->p[0], c->p[1]);
@@ -101,6 +107,7 @@ void tsr_joint_point_rows(TsrJointCtx *c, double eps) {
     TsrVec3 e = axes[k];
     tsr_joint_row(c, TSR_ROW_JOINT, e, tsr_v3_cross(c->r[0], e), tsr_v3_neg(e), tsr_v3_neg(tsr_v3_cross(c->r[1], e)),
                   gk[k], eps, -INFINITY, INFINITY, 0);
+    tsr_joint_set_arms(c, c->r[0], c->r[1]);
   }
 }
 

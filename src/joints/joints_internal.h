@@ -36,6 +36,9 @@ typedef struct {
 void tsr_joint_row(TsrJointCtx *c, int8_t type, TsrVec3 lin0, TsrVec3 ang0, TsrVec3 lin1, TsrVec3 ang1, double g,
                    double eps, double lo, double hi, int unilateral);
 
+// Marks the last row added as a force through a point: arms a0, a1 from the
+// bodies' centres (world), for geometric stiffness.
+void tsr_joint_set_arms(TsrJointCtx *c, TsrVec3 a0, TsrVec3 a1);
 // Three rows keeping the anchor points together (p0 - p1 = 0), world axes.
 void tsr_joint_point_rows(TsrJointCtx *c, double eps);
 // Rotation vector taking body 1 from where the initial relative orientation

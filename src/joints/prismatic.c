@@ -24,6 +24,7 @@ static void slide_row(TsrJointCtx *c, int8_t type, TsrVec3 t, double g, double e
     (void)bounded;
     tsr_joint_row(c, TSR_ROW_JOINT, l0, a0, l1, a1, g, eps, -INFINITY, INFINITY, 0);
   }
+  tsr_joint_set_arms(c, arm0, c->r[1]);
 }
 
 void tsr_joint_prismatic(TsrJointCtx *c) {

@@ -33,6 +33,8 @@ typedef struct {
   int8_t type;           // TSR_ROW_*
   int source;            // joint index or contact index
   double violation;      // position-level violation of this row (m or rad), for /stats/joint_error
+  double arm[2][3];      // point rows (force through a point): that point minus each body's centre,
+                         // world; zero for angular rows. Used for geometric stiffness (sim/world.c).
 } TsrRow;
 
 // A growable array of rows (one per step, reused).

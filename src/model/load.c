@@ -17,7 +17,8 @@ static const char *const top_keys[] = {"format",    "name",           "descripti
 static const char *const settings_keys[] = {"step",   "duration",     "steps",   "gravity", "solver",
                                             "partitioning", "contact", "output",  NULL};
 static const char *const solver_keys[] = {"type",       "max_coupling_iterations", "max_pivots", "index_tolerance",
-                                          "iterations", "tolerance",               "warm_start", "threads", NULL};
+                                          "iterations", "tolerance",               "warm_start", "threads",
+                                          "geometric_stiffness", NULL};
 static const char *const partitioning_keys[] = {"method", "max_bodies", "every", NULL};
 static const char *const contact_keys[] = {"max_per_pair", "margin", NULL};
 static const char *const output_keys[] = {"every", "constraints", "contacts", NULL};
@@ -44,6 +45,7 @@ static void default_settings(TsrSettings *s) {
   s->solver.iterations = 1000;
   s->solver.tolerance = 1e-9;
   s->solver.warm_start = 1;
+  s->solver.geometric_stiffness = 1;
   s->solver.threads = 0;
   s->partitioning.method = TSR_PARTITION_SEMANTIC;
   s->partitioning.max_bodies = 16;
@@ -99,6 +101,7 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
         ok &= opt_int_field(c, v, "iterations", 1, &s->solver.iterations);
         ok &= tsr_model_opt_number(c, v, "tolerance", TSR_NUM_NONNEG, &s->solver.tolerance) != 0;
         ok &= tsr_model_opt_bool(c, v, "warm_start", &s->solver.warm_start) != 0;
+        ok &= tsr_model_opt_bool(c, v, "geometric_stiffness", &s->solver.geometric_stiffness) != 0;
         ok &= opt_int_field(c, v, "threads", 0, &s->solver.threads);
       } else {
         ok = 0;

@@ -128,6 +128,7 @@ typedef struct {
     double tolerance;    // 1e-9
     int warm_start;      // 1
     int threads;         // 0 = every core
+    int geometric_stiffness;  // 1: joint tension stiffens rotation (sim/world.c)
   } solver;
   struct {
     TsrPartitionMethod method;  // default semantic

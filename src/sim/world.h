@@ -31,6 +31,7 @@ typedef struct {
   TsrPartition partition;
   // per-step buffers, grown as needed and reused
   double *v_free, *v_new;  // [6n]
+  double *geo;             // [n] geometric stiffness inertia of this step (world.c)
   int row_cap;
   double *lambda;          // [rows] solution of the last step
   int8_t *index_set;       // [rows]
