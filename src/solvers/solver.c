@@ -78,9 +78,11 @@ oom:
 
 // Direct BPP, warm-started from the previous step's index set when asked.
 // A solve that runs out of pivots gets two more chances from other starts:
-// all-free, then projected Gauss-Seidel (params.iterations sweeps at most) gives an
-// approximate solution whose index set (Eq. 12) seeds BPP again, with ten
-// times the pivot budget; the result with the lower residual is kept. Stiff
+// all-free (twice the pivot budget), then projected Gauss-Seidel
+// (params.iterations sweeps at most), whose approximate solution's index set
+// (Eq. 12) seeds BPP again (four times the budget); the result with the
+// lowest residual is kept. The budgets bound a failing step's cost at seven
+// times a normal step's worst case (each pivot is one factorisation). Stiff
 // over-constrained contact sets (a sphere chain sliding on a slope: 9 rows on
 // 6 DOF per sphere) make A_FF nearly singular for most trial sets, and block
 // pivoting can wander for hundreds of pivots there (seen: 1,400 from all-free
@@ -103,12 +105,12 @@ static int bpp_with_restart(TsrSolver *s, const TsrMlcp *p, double *lambda, int8
   memcpy(s->retry_lambda, lambda, (size_t)p->m * sizeof *lambda);
   if (index_set) memcpy(s->retry_set, index_set, (size_t)p->m);
   int spent = first.iterations, facts = first.factorizations;
-  // 1. From all-free with ten times the budget: near a change of contact
+  // 1. From all-free with twice the budget: near a change of contact
   // topology the previous step's set can be a poor start (chain_drop: 50
   // pivots failed warm, 19 sufficed cold).
   TsrSolverParams cp = s->params;
   cp.warm_start = 0;
-  cp.max_pivots = 10 * s->params.max_pivots;
+  cp.max_pivots = 2 * s->params.max_pivots;
   int rc1 = tsr_bpp_solve(p, &cp, lambda, index_set, stats, s->bpp);
   spent += stats->iterations, facts += stats->factorizations;
   if (rc1 == 0) {
@@ -132,7 +134,7 @@ static int bpp_with_restart(TsrSolver *s, const TsrMlcp *p, double *lambda, int8
   tsr_mlcp_index_set(p, lambda, s->params.index_tolerance, seed);
   TsrSolverParams bp = s->params;
   bp.warm_start = 1;
-  bp.max_pivots = 10 * s->params.max_pivots;
+  bp.max_pivots = 4 * s->params.max_pivots;
   int rc2 = tsr_bpp_solve(p, &bp, lambda, seed, stats, s->bpp);
   spent += stats->iterations, facts += stats->factorizations;
   if (rc2 >= 0 && (rc2 == 0 || stats->residual <= first.residual)) {
