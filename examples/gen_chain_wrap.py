@@ -31,9 +31,9 @@ What we chose (the paper shows only a picture):
     box's whole weight (tension ~4.9-6.5 kN);
   * universal axes: y (bending in the plane of the wrap) and the in-plane
     normal of the chain at that joint; joint compliance 1e-10, damping 2;
-  * contact: steel, mu = 0.4, normal compliance 1e-9 m/N; link centre lines
-    start 4 mm clear of the cylinder at the joints (about 1.6 mm at the link
-    middles); contact margin 5 mm, at most 2 points per pair;
+  * contact: steel, mu = 0.4, normal compliance 1e-9 m/N; the links start
+    0.1 mm clear of the cylinder at their middles (the joint points, on a
+    polygon around it, 2.5 mm); contact margin 5 mm, at most 2 points per pair;
   * h = 1/60 s, 10 s (600 steps), solver direct-bpp, semantic partitioning
     with max_bodies 16: the box is its own group "load".
 Standard library only.
@@ -45,8 +45,10 @@ N = 100
 PITCH = 0.1
 R_LINK = 0.01
 R_CYL = 0.5
-GAP = 0.004                 # clearance of the joint points from the cylinder surface
-RC = R_CYL + R_LINK + GAP   # radius of the circle the joint points lie on
+GAP = 0.0001                # clearance of the link middles from the cylinder surface
+# joint points on a circle of radius RC: a link's chord midpoint is at
+# sqrt(RC^2 - (PITCH/2)^2) = R_CYL + R_LINK + GAP from the axis
+RC = math.hypot(R_CYL + R_LINK + GAP, PITCH / 2)
 ANCHOR = (-2.0, -3.0)       # (x, z) of the ball joint to the world
 SWING_DEG = 30.0            # hanging part swung out from the vertical
 BOX = 0.5
@@ -135,8 +137,11 @@ def main():
     w("# universal joint. Released at rest, the box swings under the cylinder and back")
     w("# (period ~4.7 s), wrapping ~0.5 m more chain onto the cylinder and off again.")
     w("# Universal axes y and the chain's in-plane normal; joint compliance 1e-10;")
-    w("# steel mu = 0.4, contact compliance 1e-9 m/N, margin 5 mm; joint points start")
-    w("# 4 mm clear of the cylinder; groups of %d links, the box its own group." % GROUP)
+    w("# steel mu = 0.4, contact compliance 1e-9 m/N, margin 5 mm; link middles start")
+    w("# 0.1 mm clear of the cylinder; groups of %d links, the box its own group." % GROUP)
+    w("# KNOWN PROBLEM (2026-11-25): with direct-bpp the wrapped chain does not hold")
+    w("# yet: joint errors of several cm from the first steps, ~15% of steps where BPP")
+    w("# runs out of pivots; see issue 3's note. Kept as the reproduction.")
     w("format: tessera-model/1")
     w("name: chain_wrap")
     w("description: 100-link chain wrapped over a fixed cylinder, holding a swinging 500 kg box.")
