@@ -12,7 +12,9 @@
 // s apart overlap by margin - s once inflated. Inflation rounds nothing (a
 // box stays a box), so near edges and corners the reported separation of a
 // contact can be off by O(margin); points move outward by up to margin/2.
-// Both are negligible for margins of a few millimetres.
+// Both are negligible for margins of a few millimetres. Moving spheres and
+// capsules are inflated further, each step, by the distance they can travel
+// in it (sweep_margin), so fast ones are met before they sink in.
 //
 // Normal. ODE's dContactGeom normal for dCollide(g1, g2) is such that moving
 // g1 along it by `depth` separates the geoms (it points into g1). We always
@@ -30,6 +32,7 @@
 
 #include <ode/ode.h>
 #include <pthread.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,8 +48,10 @@ struct TsrCollider {
   int64_t *excluded;     // sorted body-pair keys (b0 * n + b1, b0 < b1) that do not collide
   int n_bodies;
   int ode_ready;
-  dGeomID end_sphere;    // capsule end caps (see end_caps)
+  dGeomID end_sphere;    // capsule end caps and core point (see end_caps)
   dContactGeom cap_buf[8];
+  double *extra;         // [n_shapes] speculative inflation of this step (see sweep_margin)
+  double margin;
 };
 
 enum { CAT_FIXED = 1, CAT_MOVING = 2 };
@@ -202,12 +207,14 @@ int tsr_contact_collider_create(TsrCollider **out, const TsrModel *m, char *err,
   if (c->max_per_pair > 0xffff) c->max_per_pair = 0xffff;
   c->buf = calloc((size_t)c->max_per_pair, sizeof *c->buf);
   c->geoms = calloc((size_t)m->n_shapes + 1, sizeof *c->geoms);
-  if (!c->buf || !c->geoms) goto oom;
+  c->extra = calloc((size_t)m->n_shapes + 1, sizeof *c->extra);
+  if (!c->buf || !c->geoms || !c->extra) goto oom;
   c->end_sphere = dCreateSphere(0, 1.0);
   c->space = dHashSpaceCreate(0);
   // Cells from 1/64 m to 256 m; larger objects go to the space's big list.
   dHashSpaceSetLevels(c->space, -6, 8);
   double margin = m->settings.contact.margin > 0 ? m->settings.contact.margin : 0.0;
+  c->margin = margin;
   for (int k = 0; k < m->n_shapes; k++) {
     const TsrShapeDef *s = &m->shapes[k];
     const TsrBodyDef *bd = &m->bodies[s->body];
@@ -235,6 +242,7 @@ void tsr_contact_collider_free(TsrCollider **pc) {
   if (c->end_sphere) dGeomDestroy(c->end_sphere);
   if (c->ode_ready) dCloseODE();
   free(c->geoms);
+  free(c->extra);
   free(c->buf);
   free(c->excluded);
   free(c);
@@ -263,16 +271,98 @@ static int push_contact(TsrContacts *cs, TsrContact *c) {
   return 0;
 }
 
+// Signed distance from p (box frame) to a box of half sizes L: > 0 outside
+// (Euclidean), <= 0 inside (minus the distance to the nearest face).
+static double box_signed_distance(const double L[3], const double p[3]) {
+  double out2 = 0.0, in = -INFINITY;
+  for (int i = 0; i < 3; i++) {
+    double d = fabs(p[i]) - L[i];
+    if (d > 0.0) out2 += d * d;
+    if (d > in) in = d;
+  }
+  return out2 > 0.0 ? sqrt(out2) : in;
+}
+
+// The capsule's core point against a box: the point of the capsule's segment
+// with the least signed distance to the box, collided as a sphere of the
+// capsule's radius. Outside the box this is ODE's own capsule-box contact
+// (closest points of segment and box, normal from the box to the segment).
+// Once the segment touches or enters the box, ODE 0.16's dCollideCapsuleBox
+// is degenerate: the closest points coincide up to rounding, and it returns
+// depth = radius with the normal of the rounding error (seen on chain_drop:
+// (0.970, 0, -0.243) and (1, 0, 0) at a plank's edge, pushing links into the
+// plank), or, for exactly coincident points, a box-box fallback. Here the
+// sphere's centre is then inside the box and ODE's sphere-box gives the
+// nearest face and the depth to it, which are well defined. The signed
+// distance to a convex set is convex along the segment, so a golden-section
+// search finds its minimum; where it is flat (a segment parallel to a face)
+// the point snaps to an end, which end_caps then drops as a duplicate of
+// that end's cap. Returns 1 with the contact in *g (g1 = the sphere), or 0.
+static int capsule_box_core(TsrCollider *c, dGeomID cap, dGeomID box, dContactGeom *g) {
+  dReal r, len;
+  dGeomCapsuleGetParams(cap, &r, &len);
+  const dReal *p = dGeomGetPosition(cap), *R = dGeomGetRotation(cap);
+  const dReal *bc = dGeomGetPosition(box), *bR = dGeomGetRotation(box);
+  dVector3 side;
+  dGeomBoxGetLengths(box, side);
+  const double L[3] = {0.5 * side[0], 0.5 * side[1], 0.5 * side[2]};
+  double w0[3], dw[3], a[3], d[3];
+  for (int i = 0; i < 3; i++) {
+    dw[i] = len * R[4 * i + 2];
+    w0[i] = p[i] - 0.5 * dw[i];
+  }
+  // Box frame: local_j = sum_i R_ij world_i (ODE's dMatrix3 is 3x4, row-major).
+  for (int j = 0; j < 3; j++) {
+    a[j] = d[j] = 0.0;
+    for (int i = 0; i < 3; i++) {
+      a[j] += bR[4 * i + j] * (w0[i] - bc[i]);
+      d[j] += bR[4 * i + j] * dw[i];
+    }
+  }
+#define SD_AT(t) (box_signed_distance(L, (double[3]){a[0] + (t) * d[0], a[1] + (t) * d[1], a[2] + (t) * d[2]}))
+  const double phi = 0.6180339887498949;
+  double lo = 0.0, hi = 1.0, t1 = hi - phi * (hi - lo), t2 = lo + phi * (hi - lo);
+  double f1 = SD_AT(t1), f2 = SD_AT(t2);
+  for (int it = 0; it < 60; it++) {
+    if (f1 <= f2) {
+      hi = t2, t2 = t1, f2 = f1;
+      t1 = hi - phi * (hi - lo), f1 = SD_AT(t1);
+    } else {
+      lo = t1, t1 = t2, f1 = f2;
+      t2 = lo + phi * (hi - lo), f2 = SD_AT(t2);
+    }
+  }
+  double t = f1 <= f2 ? t1 : t2, f = fmin(f1, f2);
+  const double tol = 1e-9 * (1.0 + len);
+  if (SD_AT(0.0) <= f + tol) t = 0.0;
+  else if (SD_AT(1.0) <= f + tol) t = 1.0;
+#undef SD_AT
+  dGeomSphereSetRadius(c->end_sphere, r);
+  dGeomSetPosition(c->end_sphere, w0[0] + t * dw[0], w0[1] + t * dw[1], w0[2] + t * dw[2]);
+  return dCollide(c->end_sphere, box, 1, g, sizeof *g) > 0;
+}
+
 // ODE's capsule-box and capsule-cylinder colliders return one point, at one
 // end, for a capsule lying flat on a face, so a capsule rocks on it. For
 // those pairs the two end caps are also collided as spheres (radius r plus
 // the margin) and their points go first; the capsule's own points are kept
 // where they are farther than r from every end-cap point (a capsule across
-// an edge touches with its middle).
+// an edge touches with its middle). For capsule-box the capsule's own point
+// is capsule_box_core's, not ODE's (n is ignored).
 static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, int n, int max) {
   dReal r, len;
   dGeomCapsuleGetParams(cap, &r, &len);
   const dReal *p = dGeomGetPosition(cap), *R = dGeomGetRotation(cap);
+  if (dGeomGetClass(other) == dBoxClass) {
+    dContactGeom g;
+    n = capsule_box_core(c, cap, other, &g);
+    if (n) {
+      c->buf[0] = g;
+      if (!cap_first) {  // as if from dCollide(other, cap): the normal pushes `other`
+        for (int k = 0; k < 3; k++) c->buf[0].normal[k] = -g.normal[k];
+      }
+    }
+  }
   dGeomSphereSetRadius(c->end_sphere, r);
   int m = 0;
   dContactGeom caps[8];
@@ -283,7 +373,6 @@ static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, i
     int k = cap_first ? dCollide(c->end_sphere, other, 1, &g, sizeof g) : dCollide(other, c->end_sphere, 1, &g, sizeof g);
     if (k > 0) caps[m++] = g;
   }
-  if (m == 0) return n;
   int out = 0;
   for (int i = 0; i < m && out < max; i++) c->cap_buf[out++] = caps[i];
   for (int i = 0; i < n && out < max; i++) {
@@ -303,6 +392,32 @@ static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, i
   return out;
 }
 
+// The contact point on a round shape's true surface. Spheres and capsules
+// are inflated (margin / 2 plus the sweep of sweep_margin), so ODE's point
+// lies on or between inflated surfaces, up to the inflation (several cm for
+// a fast body) away from the true one: a rolling sphere then got a friction
+// lever arm of 0.097 m instead of its 0.05 m radius and slid instead of
+// rolling. For a sphere the true point is centre - side r n; for a capsule
+// the same from the point of its axis segment nearest ODE's point. side is
+// +1 for body 0 (the normal pushes it along +n, so its surface facing the
+// other shape is at -n) and -1 for body 1. Returns 0 for other shapes.
+static int round_surface_point(const TsrModel *m, dGeomID g, int shape, double side, TsrVec3 pt, TsrVec3 n,
+                               TsrVec3 *out) {
+  const TsrShapeDef *sd = &m->shapes[shape];
+  if (sd->type != TSR_SHAPE_SPHERE && sd->type != TSR_SHAPE_CAPSULE) return 0;
+  const dReal *c = dGeomGetPosition(g);
+  TsrVec3 core = tsr_v3(c[0], c[1], c[2]);
+  if (sd->type == TSR_SHAPE_CAPSULE) {
+    const dReal *R = dGeomGetRotation(g);  // 3x4 row-major: column 2 is the capsule axis
+    TsrVec3 axis = tsr_v3(R[2], R[6], R[10]);
+    double half = 0.5 * sd->params[1], t = tsr_v3_dot(tsr_v3_sub(pt, core), axis);
+    t = t < -half ? -half : t > half ? half : t;
+    core = tsr_v3_madd(core, axis, t);
+  }
+  *out = tsr_v3_madd(core, n, -side * sd->params[0]);
+  return 1;
+}
+
 static void near_callback(void *data, dGeomID o1, dGeomID o2) {
   CollideCtx *x = data;
   TsrContacts *cs = x->cs;
@@ -318,8 +433,10 @@ static void near_callback(void *data, dGeomID o1, dGeomID o2) {
   }
   const TsrModel *m = x->m;
   if (!may_meet(c, m, s0, s1)) return;
-  int n = dCollide(o1, o2, c->max_per_pair, c->buf, sizeof *c->buf);
   int t0 = dGeomGetClass(o1), t1 = dGeomGetClass(o2);
+  int n = (t0 == dCapsuleClass && t1 == dBoxClass) || (t1 == dCapsuleClass && t0 == dBoxClass)
+              ? 0  // end_caps does this pair itself
+              : dCollide(o1, o2, c->max_per_pair, c->buf, sizeof *c->buf);
   if (t0 == dCapsuleClass && (t1 == dBoxClass || t1 == dCylinderClass))
     n = end_caps(c, o1, 1, o2, n, c->max_per_pair);
   else if (t1 == dCapsuleClass && (t0 == dBoxClass || t0 == dCylinderClass))
@@ -334,7 +451,14 @@ static void near_callback(void *data, dGeomID o1, dGeomID o2) {
     k.point = tsr_v3(g->pos[0], g->pos[1], g->pos[2]);
     k.normal = tsr_v3_normalize(tsr_v3(g->normal[0], g->normal[1], g->normal[2]));
     if (g->g1 != o1) k.normal = tsr_v3_neg(k.normal);  // ODE swapped the pair
-    k.depth = g->depth - cs->margin;
+    k.depth = g->depth - cs->margin - c->extra[s0] - c->extra[s1];
+    TsrVec3 p0, p1;
+    int r0 = round_surface_point(m, o1, s0, 1.0, k.point, k.normal, &p0);
+    int r1 = round_surface_point(m, o2, s1, -1.0, k.point, k.normal, &p1);
+    if (r0 && r1)
+      k.point = tsr_v3_scale(tsr_v3_add(p0, p1), 0.5);
+    else if (r0 || r1)
+      k.point = r0 ? p0 : p1;
     for (int s = 0; s < 2; s++)
       k.local[s] = tsr_q_rotate_inv(x->b->q[k.body[s]], tsr_v3_sub(k.point, x->b->x[k.body[s]]));
     k.match = -1;
@@ -352,11 +476,42 @@ static int cmp_contact(const void *pa, const void *pb) {
   return (a->match > b->match) - (a->match < b->match);
 }
 
+// Speculative inflation of a moving sphere or capsule for this step: how far
+// any point of it can move in one step, h (|v| + |g| h + |w| rho), rho the
+// distance from the body's origin to the shape's farthest point. Contacts
+// are then made before the shape can reach the other one within the step
+// (a separated contact only keeps the gap from closing more than it is, see
+// rows.c), rather than after it has sunk up to h |v| - margin into it: a link
+// of chain_drop whipping over the plank's edge at ~16 rad/s closes 1.5 cm in
+// a step, three times the 5 mm margin. Inflating a radius is exact, so
+// the depth only has the inflation taken off again; boxes and cylinders,
+// whose inflation is not exact at edges, keep the fixed margin. Capped at
+// rho, so a body flung by a bad solve does not collect contacts with half
+// the scene (chain_drop's links need ~2-3 cm, rho = 5 cm).
+static double sweep_margin(const TsrModel *m, const TsrBodies *b, int k) {
+  const TsrShapeDef *s = &m->shapes[k];
+  int body = s->body;
+  if (b->fixed[body] || (s->type != TSR_SHAPE_SPHERE && s->type != TSR_SHAPE_CAPSULE)) return 0.0;
+  double h = m->settings.step;
+  double rho = tsr_v3_norm(s->position) + s->params[0] + (s->type == TSR_SHAPE_CAPSULE ? 0.5 * s->params[1] : 0.0);
+  double e = h * (tsr_v3_norm(b->v[body]) + tsr_v3_norm(m->settings.gravity) * h + tsr_v3_norm(b->w[body]) * rho);
+  return fmin(e, rho);  // at most the shape's own reach: bounds the contacts a wild body makes
+}
+
 int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
   TsrCollider *c = cs->collider;
   for (int k = 0; k < m->n_shapes; k++) {
-    int body = m->shapes[k].body;
-    if (!b->fixed[body]) place(c->geoms[k], &m->shapes[k], b->x[body], b->q[body]);
+    const TsrShapeDef *s = &m->shapes[k];
+    int body = s->body;
+    if (b->fixed[body]) continue;
+    place(c->geoms[k], s, b->x[body], b->q[body]);
+    double e = sweep_margin(m, b, k);
+    if (e != c->extra[k]) {
+      c->extra[k] = e;
+      double r = s->params[0] + 0.5 * c->margin + e;
+      if (s->type == TSR_SHAPE_SPHERE) dGeomSphereSetRadius(c->geoms[k], r);
+      else dGeomCapsuleSetParams(c->geoms[k], r, s->params[1]);
+    }
   }
   cs->n = 0;
   CollideCtx x = {cs, m, b, 0};
