@@ -23,6 +23,17 @@ if not os.environ.get("DISPLAY"):
         sys.exit(77)
     cmd = [xvfb, "-a", "-s", "-screen 0 1280x1024x24", pvbatch]
 tmp = tmpdir("vtk_paraview_")
+# ParaView's embedded Python may not see its own modules (a python3 from
+# pyenv or a venv earlier in the environment): that is a broken ParaView
+# set-up, not a fault of the script, so probe it first and skip.
+probe = os.path.join(tmp, "probe.py")
+with open(probe, "w") as fh:
+    fh.write("import paraview.simple\n")
+pr = subprocess.run(cmd + [probe], capture_output=True, text=True, timeout=120)
+if pr.returncode != 0 and "No module named" in (pr.stderr + pr.stdout):
+    print("SKIP: ParaView's Python cannot import paraview.simple here: " + (pr.stderr + pr.stdout).strip()[-300:],
+          file=sys.stderr)
+    sys.exit(77)
 run = os.path.join(tmp, "chain.h5")
 tessera("run", os.path.join(ROOT, "examples", "hanging_chain.yaml"), "-o", run, "--steps", "10", "--quiet",
         "--overwrite", check_rc=0)
