@@ -17,12 +17,8 @@
 
 #include "model/model.h"
 #include "sim/world.h"
+#include "util/clock.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -98,16 +94,16 @@ int main(int argc, char **argv) {
     A.sorted = 1;
     A.packed = 1;
     if (!L) {
-      double t0 = now();
+      double t0 = tsr_now_seconds();
       L = cholmod_analyze(&A, &c);
-      t_analyse = now() - t0;
+      t_analyse = tsr_now_seconds() - t0;
     }
     cholmod_dense *B = cholmod_zeros(A.nrow, 1, CHOLMOD_REAL, &c);
     memcpy(B->x, p->b, (size_t)p->m * sizeof(double));
-    double t0 = now();
+    double t0 = tsr_now_seconds();
     cholmod_factorize(&A, L, &c);
     cholmod_dense *X = cholmod_solve(CHOLMOD_A, L, B, &c);
-    t_floor[s] = now() - t0;
+    t_floor[s] = tsr_now_seconds() - t0;
     cholmod_free_dense(&X, &c);
     cholmod_free_dense(&B, &c);
   }

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "io/vtk.h"
+#include "util/clock.h"
 
 static const char usage[] =
     "usage: tessera export-vtk RUN.h5 -o DIR [--every N] [--from T0] [--to T1] [--threads N]\n"
@@ -63,11 +64,6 @@ static int parse_time(const char *opt, const char *s, double *out) {
   return 0;
 }
 
-static double wall(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int tsr_cmd_export_vtk(int argc, char **argv) {
   const char *run = NULL, *dir = NULL;
@@ -120,7 +116,7 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
   if (threads > 0) tsr_cli_apply_threads((int)threads);
   TsrVtkExportResult res;
   char err[1024];
-  double t0 = wall();
+  double t0 = tsr_now_seconds();
   int rc = tsr_vtk_export(run, dir, &o, &res, err, sizeof err);
   if (rc) {
     tsr_cli_error("%s", err);
@@ -138,6 +134,6 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
             res.frames_in_file);
   if (!quiet)
     printf("%s: %ld of %ld frames in %.2f s (%d threads)\n", res.pvd, res.frames_written, res.frames_in_file,
-           wall() - t0, threads > 0 ? (int)threads : omp_get_max_threads());
+           tsr_now_seconds() - t0, threads > 0 ? (int)threads : omp_get_max_threads());
   return 0;
 }

@@ -18,6 +18,7 @@
 #include "io/vtk.h"
 #include "model/model.h"
 #include "sim/world.h"
+#include "util/clock.h"
 
 static const char run_usage[] =
     "usage: tessera run MODEL.yaml -o RUN.h5 [options]\n"
@@ -45,11 +46,6 @@ static void on_signal(int sig) {
   interrupted = 1;
 }
 
-static double wall_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int tsr_cmd_run(int argc, char **argv) {
   TsrRunOptions o;
@@ -129,7 +125,7 @@ int tsr_cmd_run(int argc, char **argv) {
     tsr_cli_error("--vtk: %s", tsr_vtk_writer_error(vtk));
     status = 1;
   }
-  double t_start = wall_seconds(), t_progress = 0;
+  double t_start = tsr_now_seconds(), t_progress = 0;
   while (!status && world.step < steps && !interrupted) {
     int s = tsr_world_step(&world);
     if (tsr_run_writer_step(writer, &world.stats)) {
@@ -156,7 +152,7 @@ int tsr_cmd_run(int argc, char **argv) {
         status = 1;
       }
     }
-    double now = wall_seconds();
+    double now = tsr_now_seconds();
     if (progress && now - t_progress > 0.25) {
       t_progress = now;
       double frac = (double)world.step / (double)steps;
@@ -178,7 +174,7 @@ int tsr_cmd_run(int argc, char **argv) {
     status = 130;
   }
   if (complete && !o.quiet)
-    fprintf(stderr, "%s: %ld steps in %.2f s wall -> %s\n", model.name, world.step, wall_seconds() - t_start,
+    fprintf(stderr, "%s: %ld steps in %.2f s wall -> %s\n", model.name, world.step, tsr_now_seconds() - t_start,
             o.output);
   tsr_world_free(&world);
   tsr_model_free(&model);

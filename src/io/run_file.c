@@ -34,6 +34,7 @@
 #include <hdf5.h>
 
 #include "io/run_file_internal.h"
+#include "util/clock.h"
 
 #ifndef TSR_VERSION
 #define TSR_VERSION "unknown"
@@ -167,11 +168,6 @@ struct TsrRunWriter {
   char err[256];
 };
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void set_err(char *err, int errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void set_err(char *err, int errlen, const char *fmt, ...) {
@@ -462,7 +458,7 @@ TsrRunWriter *tsr_run_writer_open(const char *path, int overwrite, const TsrMode
     writer_free(w);
     return NULL;
   }
-  w->last_flush = now_seconds();
+  w->last_flush = tsr_now_seconds();
   return w;
 }
 
@@ -545,13 +541,13 @@ int tsr_run_writer_flush(TsrRunWriter *w) {
   w->flushed_frames = w->frames;
   w->flushed_steps = w->steps;
   w->flushes++;
-  w->last_flush = now_seconds();
+  w->last_flush = tsr_now_seconds();
   return 0;
 }
 
 static int after_append(TsrRunWriter *w) {
   if (w->pending_bytes >= TSR_RUN_SPILL_BYTES && spill(w)) return -1;
-  if (now_seconds() - w->last_flush >= TSR_RUN_FLUSH_SECONDS) return tsr_run_writer_flush(w);
+  if (tsr_now_seconds() - w->last_flush >= TSR_RUN_FLUSH_SECONDS) return tsr_run_writer_flush(w);
   return 0;
 }
 

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "io/vtk_internal.h"
+#include "util/clock.h"
 
 struct TsrVtkWriter {
   char *dir;
@@ -34,11 +35,6 @@ struct TsrVtkWriter {
   char error[512];
 };
 
-static double wall(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static char *path_of(const TsrVtkWriter *w, const char *suffix) {
   size_t len = strlen(w->dir) + strlen(w->name) + strlen(suffix) + 2;
@@ -56,7 +52,7 @@ static int fail(TsrVtkWriter *w, const char *what, const char *path) {
 static int write_pvds(TsrVtkWriter *w) {
   static const char *const suffix[3] = {".pvd", "_contacts.pvd", "_joints.pvd"};
   static const char *const kind[3] = {"bodies", "contacts", "joints"};
-  double t0 = wall();
+  double t0 = tsr_now_seconds();
   int series = w->scene.n_joints > 0 ? 3 : 2;
   for (int k = 0; k < series; k++) {
     char *p = path_of(w, suffix[k]);
@@ -70,7 +66,7 @@ static int write_pvds(TsrVtkWriter *w) {
     free(p);
   }
   w->pvd_frames = w->n;
-  w->pvd_last = wall();
+  w->pvd_last = tsr_now_seconds();
   w->pvd_cost = w->pvd_last - t0;
   return 0;
 }
@@ -165,7 +161,7 @@ int tsr_vtk_writer_frame(TsrVtkWriter *w, const TsrFrame *f) {
   w->time[k] = f->time;
   w->frame[k] = k;
   w->n++;
-  double since = wall() - w->pvd_last;
+  double since = tsr_now_seconds() - w->pvd_last;
   if (w->pvd_frames == 0 || (since >= 0.5 && w->pvd_cost <= 0.05 * since)) return write_pvds(w);
   return 0;
 }

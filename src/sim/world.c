@@ -1,16 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "sim/world.h"
+#include "util/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int grow(void **p, size_t n, size_t size) {
   void *q = realloc(*p, n * size + 1);
@@ -181,9 +177,9 @@ static void geometric_stiffness(TsrWorld *w) {
 static int solve(TsrWorld *w) {
   TsrBodies *b = &w->bodies;
   geometric_stiffness(w);
-  double t0 = now_seconds();
+  double t0 = tsr_now_seconds();
   if (tsr_mlcp_assemble(&w->rows, b->n, b->inv_mass, b->inv_inertia_world, w->v_free, &w->mlcp)) return -1;
-  w->assemble_seconds = now_seconds() - t0;
+  w->assemble_seconds = tsr_now_seconds() - t0;
   int m = w->rows.count, nj = w->n_joint_rows;
   memset(w->lambda, 0, (size_t)m * sizeof(double));
   memset(w->index_set, 0, (size_t)m);
@@ -227,19 +223,19 @@ static void integrate(TsrWorld *w) {
 int tsr_world_step(TsrWorld *w) {
   TsrStepStats *st = &w->stats;
   memset(st, 0, sizeof *st);
-  double t0 = now_seconds();
+  double t0 = tsr_now_seconds();
 
   int failed = collide(w);
-  double t1 = now_seconds();
+  double t1 = tsr_now_seconds();
   if (!failed) failed = constrain(w);
   if (!failed && ensure_rows(w, w->rows.count)) failed = -1;
-  double t2 = now_seconds();
+  double t2 = tsr_now_seconds();
   if (!failed) failed = partition(w) ? -1 : 0;
-  double t3 = now_seconds();
+  double t3 = tsr_now_seconds();
   if (!failed) failed = solve(w);
-  double t4 = now_seconds();
+  double t4 = tsr_now_seconds();
   if (!failed) integrate(w);
-  double t5 = now_seconds();
+  double t5 = tsr_now_seconds();
 
   w->step++;
   w->time = (double)w->step * w->h;

@@ -46,6 +46,7 @@
 // system; only bound violations remain). TSR_SCHUR_NO_CYCLE_FIX=1 disables it
 // (to measure what it does).
 #include "solvers/schur.h"
+#include "util/clock.h"
 
 #include <math.h>
 #include <omp.h>
@@ -64,11 +65,7 @@ struct TsrSchur {
   int8_t *best_set;
 };
 
-double tsr_substructure_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+double tsr_substructure_now(void) { return tsr_now_seconds(); }
 
 static int grow_i(int **a, int *cap, int need) {
   if (need <= *cap && *a) return 0;
