@@ -169,8 +169,7 @@ struct TsrRunWriter {
 };
 
 
-static void set_err(char *err, int errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, int errlen, const char *fmt, ...) {
+void tsr_run_file_set_err(char *err, int errlen, const char *fmt, ...) {
   if (!err || errlen <= 0) return;
   va_list ap;
   va_start(ap, fmt);
@@ -382,21 +381,21 @@ TsrRunWriter *tsr_run_writer_open(const char *path, int overwrite, const TsrMode
                                   char *err, int errlen) {
   if (err && errlen > 0) err[0] = '\0';
   if (!path || !model) {
-    set_err(err, errlen, "run file: no path or model");
+    tsr_run_file_set_err(err, errlen, "run file: no path or model");
     return NULL;
   }
   if (model->n_bodies < 1) {
-    set_err(err, errlen, "%s: model has no bodies", path);
+    tsr_run_file_set_err(err, errlen, "%s: model has no bodies", path);
     return NULL;
   }
   struct stat stbuf;
   if (!overwrite && stat(path, &stbuf) == 0) {
-    set_err(err, errlen, "%s exists (use --overwrite)", path);
+    tsr_run_file_set_err(err, errlen, "%s exists (use --overwrite)", path);
     return NULL;
   }
   TsrRunWriter *w = calloc(1, sizeof *w);
   if (!w) {
-    set_err(err, errlen, "%s: out of memory", path);
+    tsr_run_file_set_err(err, errlen, "%s: out of memory", path);
     return NULL;
   }
   w->path = strdup(path);
@@ -452,9 +451,9 @@ TsrRunWriter *tsr_run_writer_open(const char *path, int overwrite, const TsrMode
   if (!ok) {
     int e = errno;
     if (w->file < 0 && e)
-      set_err(err, errlen, "cannot %s %s: %s", what, path, strerror(e));
+      tsr_run_file_set_err(err, errlen, "cannot %s %s: %s", what, path, strerror(e));
     else
-      set_err(err, errlen, "cannot %s %s (HDF5 error)", what, path);
+      tsr_run_file_set_err(err, errlen, "cannot %s %s (HDF5 error)", what, path);
     writer_free(w);
     return NULL;
   }

@@ -9,5 +9,7 @@
 hid_t tsr_run_file_type(int kind);
 // Variable-length UTF-8 string type (what h5py writes for str); caller closes.
 hid_t tsr_run_file_str_type(void);
+// printf into err (size errlen) when err is not NULL.
+void tsr_run_file_set_err(char *err, int errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

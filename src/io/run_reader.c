@@ -21,14 +21,6 @@
 
 #include "io/run_file_internal.h"
 
-static void set_err(char *err, int errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, int errlen, const char *fmt, ...) {
-  if (!err || errlen <= 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, (size_t)errlen, fmt, ap);
-  va_end(ap);
-}
 
 // Reads a scalar string attribute (variable or fixed length) into buf.
 static int read_attr_str(hid_t obj, const char *name, char *buf, size_t len) {
@@ -165,11 +157,11 @@ static const char *const stat_sets[] = {
 static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int errlen) {
   char format[64];
   if (read_attr_str(f, "format", format, sizeof format) || strncmp(format, "tessera-run/", 12)) {
-    set_err(err, errlen, "%s: not a Tessera run file (no root attribute format = \"%s\")", path, TSR_RUN_FORMAT);
+    tsr_run_file_set_err(err, errlen, "%s: not a Tessera run file (no root attribute format = \"%s\")", path, TSR_RUN_FORMAT);
     return -1;
   }
   if (strcmp(format, TSR_RUN_FORMAT)) {
-    set_err(err, errlen, "%s: unsupported run file format '%s' (this tessera reads %s)", path, format,
+    tsr_run_file_set_err(err, errlen, "%s: unsupported run file format '%s' (this tessera reads %s)", path, format,
             TSR_RUN_FORMAT);
     return -1;
   }
@@ -189,14 +181,14 @@ static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int
   for (size_t i = 0; i < sizeof frame_sets / sizeof frame_sets[0]; i++) {
     long n = ds_len(f, frame_sets[i]);
     if (n < 0) {
-      set_err(err, errlen, "%s: run file lacks %s", path, frame_sets[i]);
+      tsr_run_file_set_err(err, errlen, "%s: run file lacks %s", path, frame_sets[i]);
       return -1;
     }
     if (T < 0 || n < T) T = n;
   }
   long coff_n = ds_len(f, "/constraints/offset"), koff_n = ds_len(f, "/contacts/offset");
   if (coff_n < 1 || koff_n < 1) {
-    set_err(err, errlen, "%s: run file lacks /constraints/offset or /contacts/offset", path);
+    tsr_run_file_set_err(err, errlen, "%s: run file lacks /constraints/offset or /contacts/offset", path);
     return -1;
   }
   if (coff_n - 1 < T) T = coff_n - 1;
@@ -215,7 +207,7 @@ static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int
   for (size_t i = 0; i < sizeof stat_sets / sizeof stat_sets[0]; i++) {
     long n = ds_len(f, stat_sets[i]);
     if (n < 0) {
-      set_err(err, errlen, "%s: run file lacks %s", path, stat_sets[i]);
+      tsr_run_file_set_err(err, errlen, "%s: run file lacks %s", path, stat_sets[i]);
       return -1;
     }
     if (S < 0 || n < S) S = n;
@@ -231,7 +223,7 @@ static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int
   unsigned char *conv = read_1d(f, "/stats/converged", H5T_NATIVE_UCHAR, n);
   int rc = 0;
   if (!solve || !stepw || !mlcp || !jerr || !pen || !k || !conv) {
-    set_err(err, errlen, "%s: cannot read /stats (damaged file?)", path);
+    tsr_run_file_set_err(err, errlen, "%s: cannot read /stats (damaged file?)", path);
     rc = -1;
     goto done;
   }
@@ -263,11 +255,11 @@ int tsr_run_file_summary(const char *path, TsrRunSummary *s, char *err, int errl
   memset(s, 0, sizeof *s);
   struct stat st;
   if (stat(path, &st) != 0) {
-    set_err(err, errlen, "%s: %s", path, strerror(errno));
+    tsr_run_file_set_err(err, errlen, "%s: %s", path, strerror(errno));
     return -1;
   }
   if (!S_ISREG(st.st_mode)) {
-    set_err(err, errlen, "%s: not a regular file", path);
+    tsr_run_file_set_err(err, errlen, "%s: not a regular file", path);
     return -1;
   }
   int rc = -1;
@@ -279,9 +271,9 @@ int tsr_run_file_summary(const char *path, TsrRunSummary *s, char *err, int errl
     if (f < 0) {
       htri_t is = H5Fis_hdf5(path);
       if (is > 0)
-        set_err(err, errlen, "%s: cannot open the HDF5 file (damaged, or locked by a writer not in SWMR mode)", path);
+        tsr_run_file_set_err(err, errlen, "%s: cannot open the HDF5 file (damaged, or locked by a writer not in SWMR mode)", path);
       else
-        set_err(err, errlen, "%s: not an HDF5 file", path);
+        tsr_run_file_set_err(err, errlen, "%s: not an HDF5 file", path);
     } else {
       rc = summarise(f, path, s, err, errlen);
       H5Fclose(f);
