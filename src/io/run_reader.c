@@ -97,6 +97,22 @@ static long ds_len(hid_t file, const char *path) {
   return n;
 }
 
+// Length of the shortest of the datasets `names` along their first axis (a
+// killed run may have written one more entry to some than to others); -1
+// with a message when one is missing.
+static long shortest(hid_t file, const char *const *names, size_t count, const char *path, char *err, int errlen) {
+  long len = -1;
+  for (size_t i = 0; i < count; i++) {
+    long n = ds_len(file, names[i]);
+    if (n < 0) {
+      tsr_run_file_set_err(err, errlen, "%s: run file lacks %s", path, names[i]);
+      return -1;
+    }
+    if (len < 0 || n < len) len = n;
+  }
+  return len;
+}
+
 // Reads the first `count` entries of a 1-D dataset, converted to mtype.
 static void *read_1d(hid_t file, const char *path, hid_t mtype, size_t count) {
   size_t sz = H5Tget_size(mtype);
@@ -177,15 +193,8 @@ static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int
   s->n_bodies = (int)(ds_len(f, "/model/body_names") > 0 ? ds_len(f, "/model/body_names") : 0);
 
   // Frames: the shortest per-frame dataset, and offsets need T+1 entries.
-  long T = -1;
-  for (size_t i = 0; i < sizeof frame_sets / sizeof frame_sets[0]; i++) {
-    long n = ds_len(f, frame_sets[i]);
-    if (n < 0) {
-      tsr_run_file_set_err(err, errlen, "%s: run file lacks %s", path, frame_sets[i]);
-      return -1;
-    }
-    if (T < 0 || n < T) T = n;
-  }
+  long T = shortest(f, frame_sets, sizeof frame_sets / sizeof frame_sets[0], path, err, errlen);
+  if (T < 0) return -1;
   long coff_n = ds_len(f, "/constraints/offset"), koff_n = ds_len(f, "/contacts/offset");
   if (coff_n < 1 || koff_n < 1) {
     tsr_run_file_set_err(err, errlen, "%s: run file lacks /constraints/offset or /contacts/offset", path);
@@ -203,15 +212,8 @@ static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int
   free(coff);
   free(koff);
 
-  long S = -1;
-  for (size_t i = 0; i < sizeof stat_sets / sizeof stat_sets[0]; i++) {
-    long n = ds_len(f, stat_sets[i]);
-    if (n < 0) {
-      tsr_run_file_set_err(err, errlen, "%s: run file lacks %s", path, stat_sets[i]);
-      return -1;
-    }
-    if (S < 0 || n < S) S = n;
-  }
+  long S = shortest(f, stat_sets, sizeof stat_sets / sizeof stat_sets[0], path, err, errlen);
+  if (S < 0) return -1;
   s->steps = S;
   size_t n = (size_t)S;
   double *solve = read_1d(f, "/stats/solve_seconds", H5T_NATIVE_DOUBLE, n);
