@@ -3,7 +3,7 @@
 # with sudo), only what is missing. See ARCHITECTURE.md for why each is there.
 set -euo pipefail
 pkgs=(build-essential meson ninja-build pkg-config
-      libhdf5-dev hdf5-tools libsuitesparse-dev libyaml-dev libode-dev libopenblas-dev liblapack-dev
+      libhdf5-dev hdf5-tools libsuitesparse-dev libyaml-dev libode-dev libopenblas-dev liblapack-dev libmetis-dev
       python3 python3-numpy python3-h5py python3-jsonschema python3-yaml python3-vtk9 python3-matplotlib)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -4,6 +4,7 @@
 #include "linalg/chol.h"
 
 #include <cholmod.h>
+#include <ldl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
 extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda, double *b,
                     const int *ldb, int *info);
+extern void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag, const int *m,
+                   const int *n, const double *alpha, const double *a, const int *lda, double *b, const int *ldb);
 extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
 extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
                     const int *ipiv, double *b, const int *ldb, int *info);
@@ -36,10 +39,18 @@ struct TsrChol {
   int cap_m;
   int nf;
   int method;
-  cholmod_sparse *AFF;  // upper triangle (stype = 1), capacity grows
-  size_t aff_cap_n;     // columns allocated in AFF (its ncol is the current nf)
-  int *sym_p, *sym_i;   // pattern of A_FF that L was analysed for
-  int sym_n, sym_nnz, cap_sym_n, cap_sym_nnz;
+  // A_FF + shift I, both triangles, local numbering (rows sorted).
+  int *ffp, *ffi;
+  double *ffx;
+  int cap_ffp, cap_ffi, cap_ffx;
+  int *sym_F;           // the free set the symbolic analysis is for
+  int sym_nf, cap_sym_F, sym_valid, sym_ldl;
+  // LDL^T path (Davis's LDL): up-looking, symbolic = etree + counts.
+  int *Lp, *Parent, *Lnz, *Flag, *Pattern, *Li, *Pinv;
+  double *Lx, *Dd, *Yw;
+  int cap_ln, cap_li, cap_lx;
+  int force_path;       // TSR_CHOL_SPARSE: 0 auto, 1 ldl, 2 cholmod
+  // CHOLMOD path (supernodal when the factor is dense enough to pay).
   cholmod_factor *L;
   cholmod_dense *X, *Y, *E;
   // Dense path.
@@ -64,6 +75,8 @@ TsrChol *tsr_chol_create(void) {
   c->cc.postorder = 1;
   c->cc.final_ll = 1;
   c->cc.quick_return_if_not_posdef = 1;
+  const char *e = getenv("TSR_CHOL_SPARSE");
+  c->force_path = e && !strcmp(e, "ldl") ? 1 : e && !strcmp(e, "cholmod") ? 2 : 0;
   tsr_chol_blas_single_thread();
   return c;
 }
@@ -72,10 +85,6 @@ void tsr_chol_free(TsrChol **pc) {
   TsrChol *c = pc ? *pc : NULL;
   if (!c) return;
   if (c->L) cholmod_free_factor(&c->L, &c->cc);
-  if (c->AFF) {
-    c->AFF->nrow = c->AFF->ncol = c->aff_cap_n;
-    cholmod_free_sparse(&c->AFF, &c->cc);
-  }
   if (c->X) cholmod_free_dense(&c->X, &c->cc);
   if (c->Y) cholmod_free_dense(&c->Y, &c->cc);
   if (c->E) cholmod_free_dense(&c->E, &c->cc);
@@ -85,8 +94,9 @@ void tsr_chol_free(TsrChol **pc) {
   free(c->perm);
   free(c->loc);
   free(c->perm_F);
-  free(c->sym_p);
-  free(c->sym_i);
+  free(c->ffp), free(c->ffi), free(c->ffx), free(c->sym_F);
+  free(c->Lp), free(c->Parent), free(c->Lnz), free(c->Flag), free(c->Pattern), free(c->Li), free(c->Pinv);
+  free(c->Lx), free(c->Dd), free(c->Yw);
   free(c->D);
   free(c->ipiv);
   free(c);
@@ -132,6 +142,7 @@ int tsr_chol_set_matrix(int m, const int *Ap, const int *Ai, const double *Ax, i
              !memcmp(c->pat_p, Ap, (size_t)(m + 1) * sizeof *Ap) && !memcmp(c->pat_i, Ai, (size_t)nnz * sizeof *Ai);
   if (!same) {
     c->have_order = 0;
+    c->sym_valid = 0;
     if (grow_int(&c->pat_p, &c->cap_pat_m, m + 1) || grow_int(&c->pat_i, &c->cap_pat_nnz, nnz)) return -1;
     memcpy(c->pat_p, Ap, (size_t)(m + 1) * sizeof *Ap);
     if (nnz) memcpy(c->pat_i, Ai, (size_t)nnz * sizeof *Ai);
@@ -211,70 +222,137 @@ static int factor_dense_llt(const int *F, int nf, double shift, TsrChol *c) {
   return 0;
 }
 
-// Builds the upper triangle of A_FF in c->AFF (local numbering, F increasing so
-// row indices stay sorted). Returns its nnz or < 0.
-static int build_AFF(const int *F, int nf, TsrChol *c) {
-  size_t cap = 0;
-  for (int col = 0; col < nf; col++) cap += (size_t)(c->Ap[F[col] + 1] - c->Ap[F[col]]);
-  if (cap < 1) cap = 1;
-  if (c->AFF && (c->aff_cap_n < (size_t)nf || c->AFF->nzmax < cap)) {
-    c->AFF->nrow = c->AFF->ncol = c->aff_cap_n;
-    cholmod_free_sparse(&c->AFF, &c->cc);
-  }
-  if (!c->AFF) {
-    size_t ncap = (size_t)nf + (size_t)nf / 2 + 16;
-    c->AFF = cholmod_allocate_sparse(ncap, ncap, cap + cap / 2 + 16, 1, 1, 1, CHOLMOD_REAL, &c->cc);
-    if (!c->AFF) return -1;
-    c->aff_cap_n = ncap;
-  }
-  cholmod_sparse *S = c->AFF;
-  S->nrow = S->ncol = (size_t)nf;
-  int *Sp = S->p, *Si = S->i;
-  double *Sx = S->x;
+static int grow_dbl(double **a, int *cap, int need) {
+  if (need <= *cap) return 0;
+  int n = need + need / 2 + 16;
+  double *p = realloc(*a, (size_t)n * sizeof *p);
+  if (!p) return -1;
+  *a = p;
+  *cap = n;
+  return 0;
+}
+
+// A_FF + shift I into ffp/ffi/ffx: both triangles, local numbering; F is
+// increasing, so row indices stay sorted. A missing diagonal is inserted when
+// shift != 0. Returns nnz or < 0.
+static int build_AFF(const int *F, int nf, double shift, TsrChol *c) {
+  int cap = nf;
+  for (int col = 0; col < nf; col++) cap += c->Ap[F[col] + 1] - c->Ap[F[col]];
+  if (grow_int(&c->ffp, &c->cap_ffp, nf + 1) || grow_int(&c->ffi, &c->cap_ffi, cap + 1) ||
+      grow_dbl(&c->ffx, &c->cap_ffx, cap + 1))
+    return -1;
   int nz = 0;
   for (int col = 0; col < nf; col++) {
-    int j = F[col];
-    Sp[col] = nz;
+    int j = F[col], diag = 0;
+    c->ffp[col] = nz;
     for (int p = c->Ap[j]; p < c->Ap[j + 1]; p++) {
       int r = c->loc[c->Ai[p]];
       if (r < 0) continue;
-      if (r > col) break;  // rows sorted: the rest is below the diagonal
-      Si[nz] = r;
-      Sx[nz] = c->Ax[p];
+      if (r > col && !diag && shift != 0.0) {
+        c->ffi[nz] = col, c->ffx[nz++] = shift;
+        diag = 1;
+      }
+      c->ffi[nz] = r;
+      c->ffx[nz] = c->Ax[p] + (r == col ? shift : 0.0);
+      diag |= r == col;
       nz++;
     }
+    if (!diag && shift != 0.0) c->ffi[nz] = col, c->ffx[nz++] = shift;
   }
-  Sp[nf] = nz;
+  c->ffp[nf] = nz;
   return nz;
+}
+
+// Symbolic analysis of A_FF for the induced AMD order, skipped when F is the
+// set analysed last (the pattern of A_FF depends on F only). Chooses the
+// path: LDL's up-looking factorisation when the factor is sparse (flops per
+// entry of L below CHOLMOD's own supernodal switch, 40: chains, trees,
+// subsystems), CHOLMOD's supernodal one otherwise (piles). TSR_CHOL_SPARSE =
+// ldl | cholmod forces a path (for benchmarks).
+static int analyse(const int *F, int nf, TsrChol *c) {
+  if (c->sym_valid && c->sym_nf == nf && !memcmp(c->sym_F, F, (size_t)nf * sizeof *F)) return 0;
+  c->sym_valid = 0;
+  if (c->L) cholmod_free_factor(&c->L, &c->cc);
+  int k = 0;
+  for (int q = 0; q < c->m; q++) {
+    int r = c->loc[c->perm[q]];
+    if (r >= 0) c->perm_F[k++] = r;
+  }
+  if (grow_int(&c->Lp, &c->cap_ln, nf + 1)) return -1;
+  int cap = c->cap_ln;
+  if (!(c->Parent = realloc(c->Parent, (size_t)cap * sizeof(int))) ||
+      !(c->Lnz = realloc(c->Lnz, (size_t)cap * sizeof(int))) ||
+      !(c->Flag = realloc(c->Flag, (size_t)cap * sizeof(int))) ||
+      !(c->Pattern = realloc(c->Pattern, (size_t)cap * sizeof(int))) ||
+      !(c->Pinv = realloc(c->Pinv, (size_t)cap * sizeof(int))) ||
+      !(c->Dd = realloc(c->Dd, (size_t)cap * sizeof(double))) ||
+      !(c->Yw = realloc(c->Yw, (size_t)cap * sizeof(double))))
+    return -1;
+  for (int q = 0; q < nf; q++) c->Pinv[c->perm_F[q]] = q;
+  ldl_symbolic(nf, c->ffp, c->ffi, c->Lp, c->Parent, c->Lnz, c->Flag, c->perm_F, c->Pinv);
+  double flops = 0.0, lnz = (double)c->Lp[nf] + nf;
+  for (int q = 0; q < nf; q++) flops += (double)c->Lnz[q] * (double)c->Lnz[q];
+  c->sym_ldl = c->force_path ? c->force_path == 1 : flops < 40.0 * lnz;
+  if (c->sym_ldl) {
+    if (grow_int(&c->Li, &c->cap_li, c->Lp[nf] + 1) || grow_dbl(&c->Lx, &c->cap_lx, c->Lp[nf] + 1)) return -1;
+  } else {
+    cholmod_sparse S = {0};
+    S.nrow = S.ncol = (size_t)nf;
+    S.nzmax = (size_t)c->ffp[nf];
+    S.p = c->ffp;
+    S.i = c->ffi;
+    S.x = c->ffx;
+    S.stype = 1;  // upper triangle used, lower ignored
+    S.itype = CHOLMOD_INT;
+    S.xtype = CHOLMOD_REAL;
+    S.dtype = CHOLMOD_DOUBLE;
+    S.sorted = 1;
+    S.packed = 1;
+    c->L = cholmod_analyze_p(&S, c->perm_F, NULL, 0, &c->cc);
+    if (!c->L) return -1;
+  }
+  c->stats.analyses++;
+  if (grow_int(&c->sym_F, &c->cap_sym_F, nf + 1)) return -1;
+  memcpy(c->sym_F, F, (size_t)nf * sizeof *F);
+  c->sym_nf = nf;
+  c->sym_valid = 1;
+  return 0;
 }
 
 // 0 OK, 1 not positive definite, < 0 failure.
 static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
   if (ensure_order(c)) return -1;
-  int nz = build_AFF(F, nf, c);
-  if (nz < 0) return -1;
-  const int *Sp = c->AFF->p, *Si = c->AFF->i;
-  int same = c->L && c->sym_n == nf && c->sym_nnz == nz && !memcmp(c->sym_p, Sp, (size_t)(nf + 1) * sizeof *Sp) &&
-             !memcmp(c->sym_i, Si, (size_t)nz * sizeof *Si);
-  if (!same) {
-    if (c->L) cholmod_free_factor(&c->L, &c->cc);
-    int k = 0;
-    for (int q = 0; q < c->m; q++) {
-      int r = c->loc[c->perm[q]];
-      if (r >= 0) c->perm_F[k++] = r;
-    }
-    c->L = cholmod_analyze_p(c->AFF, c->perm_F, NULL, 0, &c->cc);
-    if (!c->L) return -1;
-    c->stats.analyses++;
-    if (grow_int(&c->sym_p, &c->cap_sym_n, nf + 1) || grow_int(&c->sym_i, &c->cap_sym_nnz, nz)) return -1;
-    memcpy(c->sym_p, Sp, (size_t)(nf + 1) * sizeof *Sp);
-    if (nz) memcpy(c->sym_i, Si, (size_t)nz * sizeof *Si);
-    c->sym_n = nf;
-    c->sym_nnz = nz;
-  }
-  double beta[2] = {shift, 0.0};  // factorises A_FF + shift I
-  int ok = cholmod_factorize_p(c->AFF, beta, NULL, 0, c->L, &c->cc);
+  if (build_AFF(F, nf, shift, c) < 0) return -1;
+  if (analyse(F, nf, c)) return -1;
   c->stats.factorizations++;
+  if (c->sym_ldl) {
+    int d = ldl_numeric(nf, c->ffp, c->ffi, c->ffx, c->Lp, c->Parent, c->Lnz, c->Li, c->Lx, c->Dd, c->Yw,
+                        c->Pattern, c->Flag, c->perm_F, c->Pinv);
+    // LDL^T needs no pivoting on an SPD matrix; D <= 0 means A_FF is not
+    // positive definite (as a failed Cholesky would say).
+    int ok = d == nf;
+    for (int q = 0; ok && q < nf; q++) ok = c->Dd[q] > 0.0;
+    if (!ok) {
+      c->stats.not_posdef++;
+      return 1;
+    }
+    c->method = TSR_CHOL_SPARSE_LDL;
+    return 0;
+  }
+  cholmod_sparse S = {0};
+  S.nrow = S.ncol = (size_t)nf;
+  S.nzmax = (size_t)c->ffp[nf];
+  S.p = c->ffp;
+  S.i = c->ffi;
+  S.x = c->ffx;
+  S.stype = 1;
+  S.itype = CHOLMOD_INT;
+  S.xtype = CHOLMOD_REAL;
+  S.dtype = CHOLMOD_DOUBLE;
+  S.sorted = 1;
+  S.packed = 1;
+  double beta[2] = {0.0, 0.0};  // the shift is already in ffx
+  int ok = cholmod_factorize_p(&S, beta, NULL, 0, c->L, &c->cc);
   if (!ok && c->cc.status != CHOLMOD_NOT_POSDEF) return -1;
   if (c->cc.status == CHOLMOD_NOT_POSDEF || c->L->minor < c->L->n) {
     c->stats.not_posdef++;
@@ -315,6 +393,14 @@ int tsr_chol_solve(const double *rhs, double *x, TsrChol *c) {
     if (x != rhs) memcpy(x, rhs, (size_t)nf * sizeof *x);
     dgetrs_("N", &nf, &one, c->D, &nf, c->ipiv, x, &nf, &info);
     return info ? -1 : 0;
+  case TSR_CHOL_SPARSE_LDL:
+    // x = P^T L^-T D^-1 L^-1 P rhs
+    ldl_perm(nf, c->Yw, (double *)rhs, c->perm_F);
+    ldl_lsolve(nf, c->Yw, c->Lp, c->Li, c->Lx);
+    ldl_dsolve(nf, c->Yw, c->Dd);
+    ldl_ltsolve(nf, c->Yw, c->Lp, c->Li, c->Lx);
+    ldl_permt(nf, x, c->Yw, c->perm_F);
+    return 0;
   case TSR_CHOL_SPARSE: {
     cholmod_dense B = {0};
     B.nrow = (size_t)nf;
@@ -347,5 +433,67 @@ int tsr_chol_solve_many(double *X, int nrhs, TsrChol *c) {
     for (int k = 0; k < nrhs; k++)
       if (tsr_chol_solve(X + (size_t)k * nf, X + (size_t)k * nf, c)) return -1;
     return 0;
+  }
+}
+
+int tsr_chol_schur(double *Gt, int ng, double *S, TsrChol *c) {
+  int nf = c->nf;
+  if (ng <= 0) return 0;
+  memset(S, 0, (size_t)ng * (size_t)ng * sizeof *S);
+  if (nf == 0) return 0;
+  switch (c->method) {
+  case TSR_CHOL_SPARSE_LDL:
+    for (int a = 0; a < ng; a++) {
+      double *y = Gt + (size_t)a * nf;
+      ldl_perm(nf, c->Yw, y, c->perm_F);
+      ldl_lsolve(nf, c->Yw, c->Lp, c->Li, c->Lx);
+      for (int k = 0; k < nf; k++) y[k] = c->Yw[k];
+    }
+    for (int b = 0; b < ng; b++) {
+      const double *yb = Gt + (size_t)b * nf;
+      for (int a = 0; a <= b; a++) {
+        const double *ya = Gt + (size_t)a * nf;
+        double v = 0.0;
+        for (int k = 0; k < nf; k++) v += ya[k] * yb[k] / c->Dd[k];
+        S[a + (size_t)b * ng] = S[b + (size_t)a * ng] = v;
+      }
+    }
+    return 0;
+  case TSR_CHOL_DENSE_LLT: {
+    double one = 1.0;
+    dtrsm_("L", "L", "N", "N", &nf, &ng, &one, c->D, &nf, Gt, &nf);  // Y = L^-1 G^T
+    for (int b = 0; b < ng; b++) {
+      const double *yb = Gt + (size_t)b * nf;
+      for (int a = 0; a <= b; a++) {
+        const double *ya = Gt + (size_t)a * nf;
+        double v = 0.0;
+        for (int k = 0; k < nf; k++) v += ya[k] * yb[k];
+        S[a + (size_t)b * ng] = S[b + (size_t)a * ng] = v;
+      }
+    }
+    return 0;
+  }
+  default: {
+    // CHOLMOD or LU: K = A_FF^-1 G^T by full solves, S = G K symmetrised.
+    size_t need = (size_t)nf * (size_t)ng;
+    double *G = malloc(need * sizeof *G);
+    if (!G) return -1;
+    memcpy(G, Gt, need * sizeof *G);
+    if (tsr_chol_solve_many(Gt, ng, c)) {
+      free(G);
+      return -1;
+    }
+    for (int b = 0; b < ng; b++)
+      for (int a = 0; a < ng; a++) {
+        double v = 0.0;
+        for (int k = 0; k < nf; k++) v += G[(size_t)a * nf + k] * Gt[(size_t)b * nf + k];
+        S[a + (size_t)b * ng] = v;
+      }
+    for (int a = 0; a < ng; a++)
+      for (int b = a + 1; b < ng; b++)
+        S[a + (size_t)b * ng] = S[b + (size_t)a * ng] = 0.5 * (S[a + (size_t)b * ng] + S[b + (size_t)a * ng]);
+    free(G);
+    return 0;
+  }
   }
 }

@@ -10,13 +10,17 @@
 //
 // Paths, chosen per factorisation:
 //   * symmetric A, |F| <= TSR_CHOL_DENSE_MAX : dense Cholesky (LAPACK dpotrf);
-//   * symmetric A, larger F                  : CHOLMOD (supernodal or simplicial,
-//     CHOLMOD_AUTO), with the fill-reducing AMD ordering of the WHOLE A computed
-//     once per sparsity pattern of A and restricted to F (the induced order of a
-//     good ordering is a good ordering of a principal submatrix: the filled graph
-//     of A_FF is a subgraph of the filled graph of A). The symbolic factor is
-//     kept and reused when the pattern of A_FF repeats: only the numeric
-//     factorisation is redone;
+//   * symmetric A, larger F                  : sparse, with the fill-reducing
+//     AMD ordering of the WHOLE A computed once per sparsity pattern of A and
+//     restricted to F (the induced order of a good ordering is a good ordering
+//     of a principal submatrix: the filled graph of A_FF is a subgraph of the
+//     filled graph of A). The symbolic analysis (elimination tree and column
+//     counts, LDL's ldl_symbolic, O(|L|)) is kept and reused while F repeats.
+//     A factor with few flops per entry (chains, trees, the subsystems of the
+//     substructured solvers) is computed by LDL's up-looking LDL^T; a denser
+//     one (piles of contacts) by CHOLMOD's supernodal Cholesky. CHOLMOD's own
+//     analysis costs more than a whole LDL factorisation of a subsystem (its
+//     permuted transposes were 16-30% of a step), hence the two paths;
 //   * A not symmetric, or A_FF not positive definite (Cholesky fails): dense LU
 //     with partial pivoting (LAPACK dgetrf / dgetrs). O(|F|^3), intended for
 //     the small nonsymmetric problems of the Siconos collection and for
@@ -28,7 +32,13 @@
 // Below this size a symmetric A_FF is factorised densely (dpotrf).
 #define TSR_CHOL_DENSE_MAX 48
 
-enum { TSR_CHOL_NONE = 0, TSR_CHOL_SPARSE = 1, TSR_CHOL_DENSE_LLT = 2, TSR_CHOL_DENSE_LU = 3 };
+enum {
+  TSR_CHOL_NONE = 0,
+  TSR_CHOL_SPARSE = 1,  // CHOLMOD
+  TSR_CHOL_DENSE_LLT = 2,
+  TSR_CHOL_DENSE_LU = 3,
+  TSR_CHOL_SPARSE_LDL = 4  // LDL (up-looking LDL^T)
+};
 
 typedef struct TsrChol TsrChol;
 
@@ -66,6 +76,13 @@ int tsr_chol_solve(const double *rhs, double *x, TsrChol *c);
 // leading dimension nf) with the last factorisation: one LAPACK call on the
 // dense paths. Returns 0 or < 0.
 int tsr_chol_solve_many(double *X, int nrhs, TsrChol *c);
+
+// S = G A_FF^-1 G^T for the factorisation held (the Schur complement terms
+// of seed 000 Eq. 24). Gt: nf x ng, column-major, holds G^T on entry and is
+// overwritten (scratch). S: ng x ng, column-major, out, exactly symmetric.
+// With A_FF = P^T L D L^T P (or L L^T), S = Y^T D^-1 Y with Y = L^-1 P G^T:
+// forward solves only, half the work of forming A_FF^-1 G^T. Returns 0 or -1.
+int tsr_chol_schur(double *Gt, int ng, double *S, TsrChol *c);
 
 // Path used by the last tsr_chol_factor (TSR_CHOL_*).
 int tsr_chol_method(const TsrChol *c);

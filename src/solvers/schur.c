@@ -13,8 +13,9 @@
 //   S_Gamma = A_Gamma - sum_i G_Fi A_FFi^-1 G_Fi^T,
 //   z_Gamma = b_Gamma + sum_i ( G_Ti lambda_Ti - G_Fi A_FFi^-1 (b_Fi + A_FTi lambda_Ti) ).
 //
-// Each term is formed from a Cholesky factorisation of A_FF,i: K = A_FF^-1 G_F^T
-// (one solve per interface row coupled to i), then G_F K. The factorisation is
+// Each term is formed from a factorisation of A_FF,i = P^T L D L^T P: with
+// Y = L^-1 P G_F^T (one forward solve per interface row coupled to i), the
+// term is Y^T D^-1 Y (linalg/chol.h, tsr_chol_schur). The factorisation is
 // the subsystem BPP's own (tsr_bpp_factor), so when the subsystem solve of the
 // previous coupling iteration ended on the set now used for S_Gamma, it is
 // reused (§5.2), and the subsystem BPP warm-started from that same set reuses
@@ -50,6 +51,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -58,6 +60,7 @@ struct TsrSchur {
   TsrSubstructure ss;
   int iface_solver;
   int cycle_fix;
+  int trace;
   int cap_hist;
   uint64_t *hist;
   int cap_best;           // the best coupling iterate (lowest Eq. 29 residual)
@@ -378,25 +381,13 @@ static int sub_schur(TsrSchurSub *u, double amax_shift, int fixed_solve) {
   }
   for (int k = 0; k < nf; k++)
     for (int q = u->Gp[F[k]]; q < u->Gp[F[k] + 1]; q++) u->zblk[u->Gl[q]] -= u->Gx[q] * x[k];
-  // K = A_FF^-1 G_F^T, column a for interface row gam[a].
+  // Sblk = G_F A_FF^-1 G_F^T from the factors (forward solves only, see
+  // tsr_chol_schur); K holds G_F^T, column a for interface row gam[a].
   double *K = u->K;
   memset(K, 0, (size_t)nf * (size_t)ng * sizeof *K);
   for (int k = 0; k < nf; k++)
     for (int q = u->Gp[F[k]]; q < u->Gp[F[k] + 1]; q++) K[(size_t)u->Gl[q] * nf + k] = u->Gx[q];
-  if (tsr_chol_solve_many(K, ng, ch)) return -1;
-  // Sblk(a, b) = sum_k G(a, F[k]) K(k, b)
-  for (int k = 0; k < nf; k++)
-    for (int q = u->Gp[F[k]]; q < u->Gp[F[k] + 1]; q++) {
-      int a = u->Gl[q];
-      double g = u->Gx[q];
-      for (int b = 0; b < ng; b++) u->Sblk[a + (size_t)b * ng] += g * K[(size_t)b * nf + k];
-    }
-  for (int a = 0; a < ng; a++)
-    for (int b = a + 1; b < ng; b++) {
-      double v = 0.5 * (u->Sblk[a + (size_t)b * ng] + u->Sblk[b + (size_t)a * ng]);
-      u->Sblk[a + (size_t)b * ng] = u->Sblk[b + (size_t)a * ng] = v;
-    }
-  return 0;
+  return tsr_chol_schur(K, ng, u->Sblk, ch) ? -1 : 0;
 }
 
 // Triplets (row, col, value) into the CSC of ss->iface, summing duplicates in
@@ -509,6 +500,7 @@ TsrSchur *tsr_schur_create(int iface_solver) {
   s->iface_solver = iface_solver;
   const char *e = getenv("TSR_SCHUR_NO_CYCLE_FIX");
   s->cycle_fix = !(e && *e && strcmp(e, "0"));
+  s->trace = getenv("TSR_SCHUR_TRACE") != NULL;
   tsr_mlcp_init(&s->ss.iface);
   s->ss.ibpp = tsr_bpp_create();
   s->ss.ipgs = tsr_pgs_sm_create();
@@ -652,19 +644,34 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
     if (final_pass) break;
     // INDEXSETS: stop when I^k = I^(k-1); detect a cycle I^k = I^j, j < k-1.
     uint64_t hk = 1469598103934665603ULL;
-    int same = 1;
+    int same = 1, solved = irc == 0;  // every BPP of this iteration found its set
     for (int i = 0; i < N; i++) {
       TsrSchurSub *u = &ss->sub[i];
+      solved &= u->rc == 0;
       pivots += u->st.iterations;
       factorizations += u->st.factorizations;
       hk = set_hash(u->set, u->n, hk);
       if (same && memcmp(u->set, u->prev_set, (size_t)u->n)) same = 0;
     }
     s->hist[k] = hk;
-    if (same || res <= res_tol) {
+    if (s->trace) {  // TSR_SCHUR_TRACE: the rows whose set changed, on stderr
+      fprintf(stderr, "schur k=%d res=%.3e same=%d\n", k, res, same);
+      for (int i = 0; i < N; i++) {
+        TsrSchurSub *u = &ss->sub[i];
+        for (int c = 0; c < u->n; c++)
+          if (u->set[c] != u->prev_set[c])
+            fprintf(stderr, "  sub %d row %d: %d -> %d  lambda %.6e  lo %.3e hi %.3e\n", i, u->rows[c],
+                    u->prev_set[c], u->set[c], u->lambda[c], u->mlcp.lo[c], u->mlcp.hi[c]);
+      }
+    }
+    if ((same && solved) || res <= res_tol) {
       converged = 1;
       break;
     }
+    // The same sets again after a BPP ran out of pivots: the next iteration
+    // would repeat this one. Not converged (the caller may fall back to the
+    // direct solver, solvers/solver.c).
+    if (same) break;
     for (int j = 0; j < k - 1 && s->cycle_fix; j++)
       if (s->hist[j] == hk) cycled = 1;
     if (cycled) kmax++;  // the fixed-set pass is one more coupling iteration

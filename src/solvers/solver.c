@@ -4,6 +4,7 @@
 // and its CHOLMOD context, reused from step to step.
 #include "solvers/solver.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "solvers/fbic.h"
 #include "solvers/pgs.h"
 #include "solvers/pgs_sm.h"
+#include "solvers/pn.h"
 #include "solvers/schur.h"
 
 struct TsrSolver {
@@ -21,6 +23,12 @@ struct TsrSolver {
   TsrPgsSm *pgs_sm;
   TsrSchur *schur;
   TsrFbic *fbic;
+  TsrPn *pn;
+  int fallbacks;           // schur_with_fallback
+  int cap_keep;
+  double *keep_lambda;
+  int8_t *keep_set;
+  double *start;           // the caller's warm start (BPP does not read lambda)
   int retry_cap;           // direct-bpp's fallback (bpp_with_restart)
   double *retry_lambda;
   int8_t *retry_set;
@@ -90,21 +98,65 @@ oom:
 // fallback costs nothing on steps that converge.
 static int bpp_with_restart(TsrSolver *s, const TsrMlcp *p, double *lambda, int8_t *index_set,
                             TsrSolveStats *stats) {
-  int rc = tsr_bpp_solve(p, &s->params, lambda, index_set, stats, s->bpp);
-  if (rc <= 0 || p->m == 0) return rc;
-  if (!s->pgs && !(s->pgs = tsr_pgs_create())) return rc;
   if (p->m > s->retry_cap) {
     double *l = realloc(s->retry_lambda, (size_t)p->m * sizeof *l);
     if (l) s->retry_lambda = l;
+    double *st = realloc(s->start, (size_t)p->m * sizeof *st);
+    if (st) s->start = st;
     int8_t *q = realloc(s->retry_set, (size_t)p->m);
     if (q) s->retry_set = q;
-    if (!l || !q) return rc;
+    if (!l || !q || !st) return -1;
     s->retry_cap = p->m;
   }
+  if (p->m) memcpy(s->start, lambda, (size_t)p->m * sizeof *lambda);
+  int rc = tsr_bpp_solve(p, &s->params, lambda, index_set, stats, s->bpp);
+  if (rc <= 0 || p->m == 0) return rc;
   TsrSolveStats first = *stats;
   memcpy(s->retry_lambda, lambda, (size_t)p->m * sizeof *lambda);
   if (index_set) memcpy(s->retry_set, index_set, (size_t)p->m);
   int spent = first.iterations, facts = first.factorizations;
+  // 0. Symmetric A (every multibody step): projected Newton on the box QP
+  // this MLCP is the optimality system of, from the caller's warm start. It
+  // decreases the QP's objective at every step, so it converges where block
+  // pivoting wanders (solvers/pn.c); 2 kappa_iter Newton steps at most.
+  if (p->symmetric && (s->pn || (s->pn = tsr_pn_create()))) {
+    TsrSolveStats pst = {0};
+    memcpy(lambda, s->start, (size_t)p->m * sizeof *lambda);
+    int prc = tsr_pn_solve(p, 2 * s->params.max_pivots, lambda, index_set, &pst, s->pn);
+    spent += pst.iterations, facts += pst.factorizations;
+    if (prc == 0) {
+      *stats = pst;
+      stats->iterations = spent, stats->factorizations = facts;
+      return 0;
+    }
+    if (prc > 0 && pst.residual < first.residual) {
+      first = pst;
+      memcpy(s->retry_lambda, lambda, (size_t)p->m * sizeof *lambda);
+      if (index_set) memcpy(s->retry_set, index_set, (size_t)p->m);
+    }
+    if (prc > 0) {
+      // Near the minimiser after the Newton steps: its index set (Eq. 12,
+      // tolerance eta) seeds block pivoting again.
+      int8_t *seed = index_set ? index_set : s->retry_set;
+      tsr_mlcp_index_set(p, lambda, s->params.index_tolerance, seed);
+      TsrSolverParams bp = s->params;
+      bp.warm_start = 1;
+      TsrSolveStats bst = {0};
+      int brc = tsr_bpp_solve(p, &bp, lambda, seed, &bst, s->bpp);
+      spent += bst.iterations, facts += bst.factorizations;
+      if (brc == 0) {
+        *stats = bst;
+        stats->iterations = spent, stats->factorizations = facts;
+        return 0;
+      }
+      if (brc > 0 && bst.residual < first.residual) {
+        first = bst;
+        memcpy(s->retry_lambda, lambda, (size_t)p->m * sizeof *lambda);
+        if (index_set) memcpy(s->retry_set, index_set, (size_t)p->m);
+      }
+    }
+  }
+  if (!s->pgs && !(s->pgs = tsr_pgs_create())) goto keep_first;
   // 1. From all-free with twice the budget: near a change of contact
   // topology the previous step's set can be a poor start (chain_drop: 50
   // pivots failed warm, 19 sufficed cold).
@@ -149,6 +201,54 @@ keep_first:
   return rc;
 }
 
+// Algorithm 1 does not always converge (seed 000 §8.2): the index sets can
+// cycle, or k_max can be reached, and its best iterate may then be far from
+// the solution (chain_drop, a 250-link chain piling up on the ground:
+// residual 0.1 on one step, and the chain exploded a step later). When the
+// iterate's residual (Eq. 29) is above the iterative tolerance epsilon
+// (scaled by |b|_inf), the step is solved again on the whole system by the
+// direct solver (with its own fallbacks), warm-started from the best
+// iterate's index set; the better of the two is kept. Counted in
+// tsr_solver_fallbacks.
+static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, double *lambda,
+                               int8_t *index_set, TsrSolveStats *stats) {
+  int rc = tsr_schur_solve(p, part, &s->params, lambda, index_set, stats, s->schur);
+  if (rc <= 0 || p->m == 0 || !p->symmetric) return rc;
+  double bmax = 0.0;
+  for (int i = 0; i < p->m; i++) bmax = fmax(bmax, fabs(p->b[i]));
+  if (stats->residual <= s->params.tolerance * fmax(1.0, bmax)) return rc;
+  if (!s->bpp && !(s->bpp = tsr_bpp_create())) return rc;
+  if (p->m > s->cap_keep) {
+    double *l = realloc(s->keep_lambda, (size_t)p->m * sizeof *l);
+    if (l) s->keep_lambda = l;
+    int8_t *q = realloc(s->keep_set, (size_t)p->m);
+    if (q) s->keep_set = q;
+    if (!l || !q) return rc;
+    s->cap_keep = p->m;
+  }
+  memcpy(s->keep_lambda, lambda, (size_t)p->m * sizeof *lambda);
+  if (index_set) memcpy(s->keep_set, index_set, (size_t)p->m);
+  TsrSolveStats sub = *stats, st = {0};
+  s->fallbacks++;
+  int drc = bpp_with_restart(s, p, lambda, index_set, &st);
+  if (drc >= 0 && st.residual < sub.residual) {
+    *stats = sub;  // keep the coupling statistics, add the direct solve's
+    stats->iterations += st.iterations;
+    stats->factorizations += st.factorizations;
+    stats->residual = st.residual;
+    stats->converged = drc == 0;
+    return drc;
+  }
+  memcpy(lambda, s->keep_lambda, (size_t)p->m * sizeof *lambda);
+  if (index_set) memcpy(index_set, s->keep_set, (size_t)p->m);
+  *stats = sub;
+  stats->iterations += st.iterations;
+  stats->factorizations += st.factorizations;
+  return rc;
+}
+
+int tsr_solver_fallbacks(const TsrSolver *s) { return s->fallbacks; }
+
 int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, double *lambda, int8_t *index_set,
                      TsrSolveStats *stats) {
   memset(stats, 0, sizeof *stats);
@@ -165,7 +265,7 @@ int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, d
     return tsr_pgs_sm_solve(p, &s->params, lambda, index_set, stats, s->pgs_sm);
   case TSR_SOLVER_SCHUR_BPP:
   case TSR_SOLVER_SCHUR_PGS_SM:
-    return tsr_schur_solve(p, part, &s->params, lambda, index_set, stats, s->schur);
+    return schur_with_fallback(s, p, part, lambda, index_set, stats);
   case TSR_SOLVER_FBIC:
     return tsr_fbic_solve(p, part, &s->params, lambda, index_set, stats, s->fbic);
   default:
@@ -181,6 +281,10 @@ void tsr_solver_free(TsrSolver **ps) {
   tsr_pgs_sm_free(&s->pgs_sm);
   tsr_schur_free(&s->schur);
   tsr_fbic_free(&s->fbic);
+  tsr_pn_free(&s->pn);
+  free(s->start);
+  free(s->keep_lambda);
+  free(s->keep_set);
   free(s->retry_lambda);
   free(s->retry_set);
   free(s);

@@ -53,6 +53,10 @@ void tsr_solver_free(TsrSolver **s);
 // Substructured solvers: cumulative seconds spent since creation extracting
 // the subsystems (setup), forming S_Gamma / z_Gamma, in the interface MLCP and
 // in the subsystem MLCPs. Returns -1 (nothing set) for other solvers.
+// Steps on which a substructured solver's result was not within tolerance and
+// the whole system was solved again by the direct solver (solver.c).
+int tsr_solver_fallbacks(const TsrSolver *s);
+
 int tsr_solver_phase_seconds(const TsrSolver *s, double *setup, double *schur, double *iface, double *subsystems);
 
 #endif

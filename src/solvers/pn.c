@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+// Projected Newton for the symmetric box MLCP (Bertsekas, "Projected Newton
+// methods for optimization problems with simple constraints", SIAM J.
+// Control Optim. 20, 1982).
+//
+// With A symmetric positive definite, the MLCP of seed 000 Eqs. 8 and 12
+// (w = A lambda + b, lo <= lambda <= hi, complementarity) is the optimality
+// system of the strictly convex box QP
+//
+//   min f(lambda) = 1/2 lambda^T A lambda + b^T lambda,  lo <= lambda <= hi,
+//
+// whose gradient is the slack w. Its unique solution is the MLCP's. Block
+// pivoting is Newton's method on the same system without a merit function,
+// so on nearly singular A (redundant contacts in piles) it can wander for
+// hundreds of pivots. Projected Newton adds the merit function f: every
+// step decreases f, so it converges from any start (Bertsekas, Prop. 2-3),
+// and once the binding set is right the full step lands on the solution (as
+// a BPP pivot would).
+//
+// Iteration, from lambda projected onto the box:
+//   w = A lambda + b; stop when the natural residual (Eq. 29) is at round-off;
+//   eps = min(eps0, |lambda - P[lambda - w]|)        (Bertsekas' eps^k)
+//   binding B: rows with lambda within eps of a bound and w pushing out of the
+//              box there (lo == hi rows always); free F: the others;
+//   d_F = -A_FF^-1 w_F (Newton on F),  d_B = -w_B / diag(A)_B;
+//   lambda(a) = P[lambda + a d], a = 1, 1/2, ... until the Armijo test
+//     f(lambda) - f(lambda(a)) >= sigma (a w_F^T A_FF^-1 w_F + w_B^T (lambda - lambda(a))_B),
+//   with the decrease computed as -(w^T D + 1/2 D^T A D), D = lambda(a) - lambda
+//   (no cancellation between two large values of f).
+#include "solvers/pn.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linalg/chol.h"
+
+struct TsrPn {
+  TsrChol *chol;
+  int cap;
+  double *w, *d, *trial, *delta, *Ad, *rhs, *x;
+  int *F;
+  int8_t *binding;
+  double eps0;
+  int trace;  // TSR_PN_TRACE: one line per iteration on stderr
+};
+
+TsrPn *tsr_pn_create(void) {
+  TsrPn *pn = calloc(1, sizeof *pn);
+  if (!pn) return NULL;
+  pn->trace = getenv("TSR_PN_TRACE") != NULL;
+  // Rows within eps0 |lambda|_inf of a bound count as there (Bertsekas' eps;
+  // chain_drop's piled steps: 1e-3 left rows 4e-4 off their bound creeping
+  // by diagonal steps, 1e-9 cut the projection arc into 1e-7 steps).
+  pn->eps0 = 1e-6;
+  if (!(pn->chol = tsr_chol_create())) {
+    free(pn);
+    return NULL;
+  }
+  return pn;
+}
+
+void tsr_pn_free(TsrPn **ppn) {
+  TsrPn *pn = ppn ? *ppn : NULL;
+  if (!pn) return;
+  tsr_chol_free(&pn->chol);
+  free(pn->w), free(pn->d), free(pn->trial), free(pn->delta), free(pn->Ad), free(pn->rhs), free(pn->x);
+  free(pn->F), free(pn->binding);
+  free(pn);
+  *ppn = NULL;
+}
+
+static int reserve(TsrPn *pn, int m) {
+  if (m <= pn->cap && pn->w) return 0;
+  int c = m + m / 4 + 8;
+  double **dv[] = {&pn->w, &pn->d, &pn->trial, &pn->delta, &pn->Ad, &pn->rhs, &pn->x};
+  for (size_t k = 0; k < sizeof dv / sizeof *dv; k++) {
+    double *q = realloc(*dv[k], (size_t)c * sizeof *q);
+    if (!q) return -1;
+    *dv[k] = q;
+  }
+  int *f = realloc(pn->F, (size_t)c * sizeof *f);
+  if (!f) return -1;
+  pn->F = f;
+  int8_t *b = realloc(pn->binding, (size_t)c);
+  if (!b) return -1;
+  pn->binding = b;
+  pn->cap = c;
+  return 0;
+}
+
+static double clamp(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_set, TsrSolveStats *stats,
+                 TsrPn *pn) {
+  int m = p->m;
+  stats->converged = 0;
+  if (!p->symmetric) return -1;
+  if (m == 0) {
+    stats->converged = 1;
+    stats->residual = 0.0;
+    return 0;
+  }
+  if (reserve(pn, m) || tsr_chol_set_matrix(m, p->Ap, p->Ai, p->Ax, 1, pn->chol)) return -1;
+  double amax = 0.0, bmax = 0.0;
+  for (int q = 0; q < p->Ap[m]; q++) amax = fmax(amax, fabs(p->Ax[q]));
+  for (int i = 0; i < m; i++) bmax = fmax(bmax, fabs(p->b[i]));
+  if (!(amax > 0.0)) amax = 1.0;
+  const double sigma = 1e-4;
+  double *w = pn->w, *d = pn->d, *trial = pn->trial, *D = pn->delta, *Ad = pn->Ad;
+  for (int i = 0; i < m; i++) lambda[i] = clamp(isfinite(lambda[i]) ? lambda[i] : 0.0, p->lo[i], p->hi[i]);
+  int rc = 1, it = 0;
+  for (; it <= max_iter; it++) {
+    tsr_mlcp_matvec(p, lambda, w);
+    double lmax = 0.0, rn2 = 0.0, rinf = 0.0;
+    for (int i = 0; i < m; i++) {
+      w[i] += p->b[i];
+      lmax = fmax(lmax, fabs(lambda[i]));
+      double r = lambda[i] - clamp(lambda[i] - w[i], p->lo[i], p->hi[i]);
+      rn2 += r * r;
+      rinf = fmax(rinf, fabs(r));
+    }
+    // Round-off level of w = A lambda + b.
+    double tol = 1e-12 * fmax(1.0, fmax(bmax, amax * lmax));
+    if (rinf <= tol) {
+      rc = 0;
+      break;
+    }
+    if (pn->trace) fprintf(stderr, "pn it %d res_inf %.3e tol %.1e lmax %.3e\n", it, rinf, tol, lmax);
+    if (it == max_iter) break;
+    double eps = fmin(pn->eps0 * fmax(1.0, lmax), sqrt(rn2));
+    int nf = 0;
+    for (int i = 0; i < m; i++) {
+      double lo = p->lo[i], hi = p->hi[i];
+      int8_t bd = lo == hi || (lambda[i] <= lo + eps && w[i] > 0.0) || (lambda[i] >= hi - eps && w[i] < 0.0);
+      if (pn->trace && it > 0 && bd != pn->binding[i])
+        fprintf(stderr, "   row %d binding %d->%d lambda %.4e lo %.4e hi %.4e w %.4e\n", i, pn->binding[i], bd,
+                lambda[i], lo, hi, w[i]);
+      pn->binding[i] = bd;
+      if (!bd) pn->F[nf++] = i;
+    }
+    // Newton direction on F.
+    double model = 0.0;  // w_F^T A_FF^-1 w_F
+    if (nf > 0) {
+      int frc = tsr_chol_factor(pn->F, nf, pn->chol);
+      stats->factorizations++;
+      if (frc < 0 || frc > 0) {
+        frc = tsr_chol_factor_shifted(pn->F, nf, 1e-10 * amax, pn->chol);
+        stats->factorizations++;
+        if (frc < 0) return -1;
+      }
+      for (int k = 0; k < nf; k++) pn->rhs[k] = w[pn->F[k]];
+      if (tsr_chol_solve(pn->rhs, pn->x, pn->chol)) return -1;
+      for (int k = 0; k < nf; k++) {
+        d[pn->F[k]] = -pn->x[k];
+        model += pn->rhs[k] * pn->x[k];
+      }
+    }
+    // Scaled gradient on B (diagonal of A).
+    for (int i = 0; i < m; i++) {
+      if (!pn->binding[i]) continue;
+      double aii = 0.0;
+      for (int q = p->Ap[i]; q < p->Ap[i + 1]; q++)
+        if (p->Ai[q] == i) aii = p->Ax[q];
+      d[i] = p->lo[i] == p->hi[i] ? 0.0 : -w[i] / (aii > 0.0 ? aii : amax);
+    }
+    // Armijo along the projection arc.
+    double a = 1.0;
+    int accepted = 0;
+    for (int ls = 0; ls < 40; ls++, a *= 0.5) {
+      double lin = 0.0, bterm = 0.0, moved = 0.0;
+      for (int i = 0; i < m; i++) {
+        trial[i] = clamp(lambda[i] + a * d[i], p->lo[i], p->hi[i]);
+        D[i] = trial[i] - lambda[i];
+        lin += w[i] * D[i];
+        moved = fmax(moved, fabs(D[i]));
+        if (pn->binding[i]) bterm -= w[i] * D[i];
+      }
+      if (moved == 0.0) break;
+      tsr_mlcp_matvec(p, D, Ad);
+      double quad = 0.0;
+      for (int i = 0; i < m; i++) quad += D[i] * Ad[i];
+      double decrease = -(lin + 0.5 * quad);
+      if (decrease >= sigma * (a * model + bterm) && decrease >= 0.0) {
+        accepted = 1;
+        break;
+      }
+    }
+    stats->iterations++;
+    if (pn->trace) fprintf(stderr, "   nf %d a %.3e accepted %d model %.3e\n", nf, a, accepted, model);
+    if (!accepted) break;  // no descent left at this precision: the best iterate stands
+    memcpy(lambda, trial, (size_t)m * sizeof *lambda);
+  }
+  if (index_set)
+    for (int i = 0; i < m; i++)
+      index_set[i] = p->lo[i] == p->hi[i] || lambda[i] == p->lo[i] ? TSR_INDEX_LOWER
+                     : lambda[i] == p->hi[i]                      ? TSR_INDEX_UPPER
+                                                                  : TSR_INDEX_FREE;
+  stats->residual = tsr_mlcp_residual_ws(p, lambda, w, NULL);
+  stats->converged = rc == 0;
+  return rc;
+}

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// Projected Newton for the symmetric box MLCP (Bertsekas 1982), the fallback
+// of the pivoting solvers when block pivoting runs out of pivots. See pn.c.
+#ifndef TSR_PN_H
+#define TSR_PN_H
+
+#include <stdint.h>
+
+#include "mlcp/mlcp.h"
+#include "solvers/solver.h"
+
+typedef struct TsrPn TsrPn;
+
+TsrPn *tsr_pn_create(void);
+void tsr_pn_free(TsrPn **pn);
+
+// Solves p (p->symmetric, A positive definite on every principal submatrix
+// used; a singular A_FF is regularised) from lambda (in: the start, projected
+// onto the bounds; out: the solution). max_iter Newton steps at most (each one
+// factorisation of A_FF). index_set [m] out (may be NULL). stats: iterations
+// and factorizations are ADDED to; converged and residual are set.
+// Returns 0 when the natural residual reached round-off
+// (1e-12 max(1, |b|_inf)), 1 at max_iter or when the line search stalls (the
+// iterate is still the best found: f decreases monotonically), < 0 failure
+// (allocation, not symmetric, no factorisation possible).
+int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_set, TsrSolveStats *stats,
+                 TsrPn *pn);
+
+#endif

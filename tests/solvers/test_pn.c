@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+// Projected Newton (solvers/pn.c) on random symmetric box MLCPs with PLANTED
+// solutions (test_util.h). For SPD A the MLCP is the optimality system of a
+// strictly convex box QP with exactly one solution lambda*, so a converged
+// solve must return lambda* and its index set, from ANY start (PN is globally
+// convergent): here from zero and from far-off random starts. Tolerances as
+// in test_bpp_random.c: relative residual < 1e-9, and
+// |lambda - lambda*|_inf <= 1e-12 + 1e-13 cond |lambda*|_inf (forward error of
+// a backward-stable solve).
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlcp/mlcp.h"
+#include "solvers/pn.h"
+#include "solvers/solver.h"
+#include "test_util.h"
+#include "tsr_test.h"
+
+static void test_pn_dense_planted(void) {
+  static const int sizes[] = {1, 5, 20, 60, 150};
+  static const double conds[] = {1.0, 1e2, 1e4, 1e6, 1e8};
+  TsrPn *pn = tsr_pn_create();
+  ENSURE(pn != NULL);
+  int cases = 0, passed = 0, max_it = 0;
+  for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+    for (size_t ci = 0; ci < sizeof conds / sizeof *conds; ci++)
+      for (int seed = 0; seed < 4; seed++) {
+        int n = sizes[si];
+        Rng r = {7000003ULL * (uint64_t)n + 104729ULL * ci + (uint64_t)seed};
+        double *A = malloc((size_t)n * n * sizeof *A), *ls = malloc((size_t)n * sizeof *ls);
+        double *lambda = malloc((size_t)n * sizeof *lambda);
+        int8_t *ss = malloc((size_t)n), *set = malloc((size_t)n);
+        random_spd(&r, n, conds[ci], A);
+        TsrMlcp p;
+        tsr_mlcp_init(&p);
+        tsr_mlcp_from_dense(n, A, NULL, NULL, NULL, &p);
+        plant(&r, &p, 1.0, ls, ss);
+        for (int start = 0; start < 2; start++) {
+          for (int i = 0; i < n; i++) lambda[i] = start ? 100.0 * rng_normal(&r) : 0.0;
+          TsrSolveStats st = {0};
+          int rc = tsr_pn_solve(&p, 200, lambda, set, &st, pn);
+          double res = tsr_mlcp_residual(&p, lambda, NULL), rel = res / fmax(1.0, norm2(p.b, n));
+          double err = 0, lsmax = 0;
+          int set_diff = 0;
+          for (int i = 0; i < n; i++) {
+            err = fmax(err, fabs(lambda[i] - ls[i]));
+            lsmax = fmax(lsmax, fabs(ls[i]));
+            set_diff += set[i] != ss[i];
+          }
+          double tol = 1e-12 + 1e-13 * conds[ci] * fmax(1.0, lsmax);
+          int ok = rc == 0 && st.converged && rel < 1e-9 && err <= tol && !set_diff;
+          if (!ok)
+            fprintf(stderr, "  n=%d cond=%.0e seed=%d start=%d: rc %d it %d rel %.2e err %.2e (tol %.1e) sets %d\n", n,
+                    conds[ci], seed, start, rc, st.iterations, rel, err, tol, set_diff);
+          cases++;
+          passed += ok;
+          if (st.iterations > max_it) max_it = st.iterations;
+        }
+        tsr_mlcp_free(&p);
+        free(A), free(ls), free(lambda), free(ss), free(set);
+      }
+  fprintf(stderr, "  pn dense planted: %d of %d solved exactly, at most %d Newton steps\n", passed, cases, max_it);
+  ENSURE_MSG(passed == cases, "%d of %d", passed, cases);
+  tsr_pn_free(&pn);
+}
+
+// The objective 1/2 l^T A l + b^T l never increases over the iterations: run
+// with a cap of k steps for k = 0, 1, 2, ... and compare.
+static void test_pn_monotone(void) {
+  int n = 80;
+  Rng r = {4242};
+  double *A = malloc((size_t)n * n * sizeof *A), *ls = malloc((size_t)n * sizeof *ls);
+  double *l0 = malloc((size_t)n * sizeof *l0), *l = malloc((size_t)n * sizeof *l), *Al = malloc((size_t)n * sizeof *Al);
+  int8_t *ss = malloc((size_t)n);
+  random_spd(&r, n, 1e6, A);
+  TsrMlcp p;
+  tsr_mlcp_init(&p);
+  tsr_mlcp_from_dense(n, A, NULL, NULL, NULL, &p);
+  plant(&r, &p, 1.0, ls, ss);
+  for (int i = 0; i < n; i++) l0[i] = 10.0 * rng_normal(&r);
+  TsrPn *pn = tsr_pn_create();
+  double prev = INFINITY;
+  for (int k = 0; k <= 30; k++) {
+    memcpy(l, l0, (size_t)n * sizeof *l);
+    TsrSolveStats st = {0};
+    tsr_pn_solve(&p, k, l, NULL, &st, pn);
+    tsr_mlcp_matvec(&p, l, Al);
+    double f = 0;
+    for (int i = 0; i < n; i++) f += l[i] * (0.5 * Al[i] + p.b[i]);
+    ENSURE_MSG(f <= prev + 1e-12 * fabs(prev), "step %d: f %.15e after %.15e", k, f, prev);
+    prev = f;
+  }
+  tsr_pn_free(&pn);
+  tsr_mlcp_free(&p);
+  free(A), free(ls), free(l0), free(l), free(Al), free(ss);
+}
+
+int main(void) {
+  RUN_TEST(test_pn_dense_planted);
+  RUN_TEST(test_pn_monotone);
+  return TSR_TEST_RESULT();
+}
