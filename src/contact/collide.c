@@ -52,6 +52,17 @@ struct TsrCollider {
   dContactGeom cap_buf[8];
   double *extra;         // [n_shapes] speculative inflation of this step (see sweep_margin)
   double margin;
+  // Joints between two bodies that do not collide, for drop_joint_duplicates:
+  // the anchor in each body's frame, and per body the joints it is in (CSR).
+  int n_links;
+  int (*link_body)[2];
+  TsrVec3 (*link_local)[2];
+  int *body_link_p, *body_link_j;
+  double *reach;         // [n_shapes] a quarter of each shape's largest extent
+  // scratch: (body, other body, contact) triples, sorted
+  int cap_keys;
+  int (*keys)[3];
+  unsigned char *dropped;
 };
 
 enum { CAT_FIXED = 1, CAT_MOVING = 2 };
@@ -181,6 +192,46 @@ static int check_pairs(const TsrCollider *c, const TsrModel *m, char *err, int e
   return 0;
 }
 
+// A quarter of a shape's largest extent: how close to a joint's anchor a
+// contact must be for drop_joint_duplicates.
+static double shape_reach(const TsrShapeDef *s) {
+  const double *p = s->params;
+  switch (s->type) {
+    case TSR_SHAPE_SPHERE: return 0.5 * p[0];
+    case TSR_SHAPE_BOX: return 0.25 * fmax(p[0], fmax(p[1], p[2]));
+    case TSR_SHAPE_CAPSULE: return 0.25 * (p[1] + 2.0 * p[0]);
+    case TSR_SHAPE_CYLINDER: return 0.25 * fmax(2.0 * p[0], p[1]);
+    case TSR_SHAPE_PLANE: return 0.0;
+  }
+  return 0.0;
+}
+
+static int links_init(TsrCollider *c, const TsrModel *m) {
+  int nb = m->n_bodies;
+  c->link_body = malloc(((size_t)m->n_joints + 1) * sizeof *c->link_body);
+  c->link_local = malloc(((size_t)m->n_joints + 1) * sizeof *c->link_local);
+  c->body_link_p = calloc((size_t)nb + 2, sizeof *c->body_link_p);
+  c->body_link_j = malloc(2 * ((size_t)m->n_joints + 1) * sizeof *c->body_link_j);
+  c->reach = malloc(((size_t)m->n_shapes + 1) * sizeof *c->reach);
+  if (!c->link_body || !c->link_local || !c->body_link_p || !c->body_link_j || !c->reach) return -1;
+  for (int k = 0; k < m->n_shapes; k++) c->reach[k] = shape_reach(&m->shapes[k]);
+  for (int j = 0; j < m->n_joints; j++) {
+    const TsrJointDef *d = &m->joints[j];
+    int a = d->body[0], b = d->body[1];
+    if (d->collide || a < 0 || b < 0 || a == b || m->bodies[a].fixed || m->bodies[b].fixed) continue;
+    int l = c->n_links++;
+    c->link_body[l][0] = a, c->link_body[l][1] = b;
+    TsrVec3 pa = d->anchor, pb = d->anchor_b;
+    c->link_local[l][0] = tsr_q_rotate_inv(m->bodies[a].orientation, tsr_v3_sub(pa, m->bodies[a].position));
+    c->link_local[l][1] = tsr_q_rotate_inv(m->bodies[b].orientation, tsr_v3_sub(pb, m->bodies[b].position));
+    c->body_link_p[a + 2]++, c->body_link_p[b + 2]++;
+  }
+  for (int i = 0; i < nb; i++) c->body_link_p[i + 2] += c->body_link_p[i + 1];
+  for (int l = 0; l < c->n_links; l++)
+    for (int e = 0; e < 2; e++) c->body_link_j[c->body_link_p[c->link_body[l][e] + 1]++] = l;
+  return 0;  // body_link_p[i] .. body_link_p[i+1]: the joints of body i
+}
+
 int tsr_contact_collider_create(TsrCollider **out, const TsrModel *m, char *err, int errlen) {
   *out = NULL;
   TsrCollider *c = calloc(1, sizeof *c);
@@ -201,6 +252,7 @@ int tsr_contact_collider_create(TsrCollider **out, const TsrModel *m, char *err,
   }
   qsort(c->excluded, (size_t)c->n_excluded, sizeof *c->excluded, cmp_i64);
   if (check_pairs(c, m, err, errlen)) return -1;
+  if (links_init(c, m)) goto oom;
 
   c->max_per_pair = m->settings.contact.max_per_pair;
   if (c->max_per_pair < 1) c->max_per_pair = 1;
@@ -245,6 +297,8 @@ void tsr_contact_collider_free(TsrCollider **pc) {
   free(c->extra);
   free(c->buf);
   free(c->excluded);
+  free(c->link_body), free(c->link_local), free(c->body_link_p), free(c->body_link_j), free(c->reach);
+  free(c->keys), free(c->dropped);
   free(c);
   *pc = NULL;
 }
@@ -382,6 +436,21 @@ static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, i
              dz = c->buf[i].pos[2] - caps[j].pos[2];
       near |= dx * dx + dy * dy + dz * dz < r * r;
     }
+    // Both caps touching with the capsule's own point's normal: the three
+    // points lie on one face, and the middle one's rows are a convex
+    // combination of the caps' (J = [n, r x n] is linear in the point). Such
+    // a row adds no constraint, only a near-singular direction of A (the
+    // split of the load among collinear points is set by the compliance
+    // alone), which made the index sets of the substructured solver cycle
+    // between equivalent splits on chain_drop.
+    if (m == 2 && !near) {
+      double c0 = 0.0, c1 = 0.0;
+      for (int k = 0; k < 3; k++) {
+        c0 += c->buf[i].normal[k] * caps[0].normal[k];
+        c1 += c->buf[i].normal[k] * caps[1].normal[k];
+      }
+      near = c0 > 0.9999 && c1 > 0.9999;
+    }
     if (!near) c->cap_buf[out++] = c->buf[i];
   }
   for (int i = 0; i < out; i++) {
@@ -498,6 +567,94 @@ static double sweep_margin(const TsrModel *m, const TsrBodies *b, int k) {
   return fmin(e, rho);  // at most the shape's own reach: bounds the contacts a wild body makes
 }
 
+static int cmp_key3(const void *pa, const void *pb) {
+  const int *a = pa, *b = pb;
+  for (int k = 0; k < 3; k++)
+    if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+  return 0;
+}
+
+// Drops a contact of body B with body X when a contact of body A with X,
+// earlier in the (deterministic) contact order, has the same normal (as X
+// sees it), and A and B are joined by a joint that does not collide, with
+// both points near the joint's anchor P (within a quarter of their shapes'
+// largest extent). The rows of the two contacts then differ only by the
+// small lever arms p - P: the joint moves both bodies' points at P together,
+// so n.(v_A(p_A) - v_B(p_B)) = n.(w_A x (p_A - P) - w_B x (p_B - P)). The
+// split of the load between them is set by the compliance alone, which is
+// what made the direct solver run out of pivots and the substructured one
+// cycle on a chain lying on the ground (every joint has one cap of each link
+// under it, and at a subsystem boundary the two caps lie in different
+// subsystems). The kept contact holds P; B's other contacts hold its far end.
+// Normals within 10 degrees count as the same: on a curved obstacle (the
+// cylinder of chain_wrap) the caps either side of a joint, 2 cm apart on a
+// 0.5 m radius, differ by 2.3 degrees and are as redundant.
+#define TSR_JOINT_DUP_COS 0.985
+static int drop_joint_duplicates(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
+  TsrCollider *c = cs->collider;
+  if (!c->n_links || cs->n < 2) return 0;
+  int n = cs->n;
+  if (2 * n > c->cap_keys) {
+    int cap = 2 * n + n + 16;
+    int(*k)[3] = realloc(c->keys, (size_t)cap * sizeof *k);
+    unsigned char *d = realloc(c->dropped, (size_t)cap);
+    if (k) c->keys = k;
+    if (d) c->dropped = d;
+    if (!k || !d) return -1;
+    c->cap_keys = cap;
+  }
+  int nk = 0;
+  for (int i = 0; i < n; i++) {
+    c->dropped[i] = 0;
+    for (int e = 0; e < 2; e++) {
+      int y = cs->c[i].body[e];
+      if (c->body_link_p[y + 1] > c->body_link_p[y]) {
+        c->keys[nk][0] = y, c->keys[nk][1] = cs->c[i].body[1 - e], c->keys[nk][2] = i;
+        nk++;
+      }
+    }
+  }
+  qsort(c->keys, (size_t)nk, sizeof *c->keys, cmp_key3);
+  for (int j = 0; j < n; j++) {
+    const TsrContact *cj = &cs->c[j];
+    for (int e = 0; e < 2 && !c->dropped[j]; e++) {
+      int B = cj->body[e], X = cj->body[1 - e];
+      double sj = e == 0 ? 1.0 : -1.0;  // normal as X sees it: contact pushes body[0] along +n
+      for (int q = c->body_link_p[B]; q < c->body_link_p[B + 1] && !c->dropped[j]; q++) {
+        int l = c->body_link_j[q], eb = c->link_body[l][1] == B, A = c->link_body[l][1 - eb];
+        if (A == X) continue;
+        TsrVec3 PB = tsr_v3_add(b->x[B], tsr_q_rotate(b->q[B], c->link_local[l][eb]));
+        TsrVec3 PA = tsr_v3_add(b->x[A], tsr_q_rotate(b->q[A], c->link_local[l][1 - eb]));
+        if (tsr_v3_norm(tsr_v3_sub(cj->point, PB)) > c->reach[cj->shape[e]]) continue;
+        // contacts of A with X: keys (A, X, *)
+        int lo = 0, hi = nk;
+        while (lo < hi) {
+          int mid = (lo + hi) / 2;
+          if (c->keys[mid][0] < A || (c->keys[mid][0] == A && c->keys[mid][1] < X)) lo = mid + 1;
+          else hi = mid;
+        }
+        for (int t = lo; t < nk && c->keys[t][0] == A && c->keys[t][1] == X && c->keys[t][2] < j; t++) {
+          int i = c->keys[t][2];
+          if (c->dropped[i]) continue;
+          const TsrContact *ci = &cs->c[i];
+          int ea = ci->body[0] == A ? 0 : 1;
+          double si = ea == 0 ? 1.0 : -1.0;
+          if (si * sj * tsr_v3_dot(ci->normal, cj->normal) < TSR_JOINT_DUP_COS) continue;
+          if (tsr_v3_norm(tsr_v3_sub(ci->point, PA)) > c->reach[ci->shape[ea]]) continue;
+          c->dropped[j] = 1;
+          break;
+        }
+      }
+    }
+  }
+  int out = 0;
+  for (int j = 0; j < n; j++)
+    if (!c->dropped[j]) cs->c[out++] = cs->c[j];
+  cs->n = out;
+  (void)m;
+  return 0;
+}
+
 int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
   TsrCollider *c = cs->collider;
   for (int k = 0; k < m->n_shapes; k++) {
@@ -520,5 +677,5 @@ int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
   for (int i = 0; i < cs->n; i++) cs->c[i].match = i;
   qsort(cs->c, (size_t)cs->n, sizeof *cs->c, cmp_contact);
   for (int i = 0; i < cs->n; i++) cs->c[i].match = -1;
-  return 0;
+  return drop_joint_duplicates(cs, m, b);
 }

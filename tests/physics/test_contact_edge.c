@@ -112,9 +112,14 @@ static void test_chain_slides_off_edge(const char *solver, int check_converged) 
   ENSURE(jerr < 2e-2);
   ENSURE(below_edge < 5e-3);
   ENSURE(below < 5e-2);  // after landing: steps where direct-bpp ran out of pivots included
-  // Every link lies on the plane (or on links lying on it): none is left on
-  // the box, whose top edge is 0.3 m above the plane.
-  ENSURE(zmax - ground < 0.06);
+  // None is left on the box: every link's centre is past the box's end face
+  // (x = 2.72; a link touching the face from outside has its centre at
+  // least r = 1 cm beyond it) and below its top edge, 0.3 m above the plane,
+  // by more than half a link. How high the links come to rest on each other
+  // after the 0.3 m drop is chaotic (6 to 10 cm seen, with the same code
+  // built against CHOLMOD or LDL), so that is not checked.
+  ENSURE(xmin > 0.5 * len * down[0] + 0.01);
+  ENSURE(zmax - ground < 0.3 - 0.05);
   tsr_test_world_free(&m, &w);
 }
 
