@@ -15,6 +15,8 @@ extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const doubl
                     const int *ldb, int *info);
 extern void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag, const int *m,
                    const int *n, const double *alpha, const double *a, const int *lda, double *b, const int *ldb);
+extern void dsyrk_(const char *uplo, const char *trans, const int *n, const int *k, const double *alpha,
+                   const double *a, const int *lda, const double *beta, double *c, const int *ldc);
 extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
 extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
                     const int *ipiv, double *b, const int *ldb, int *info);
@@ -436,6 +438,14 @@ int tsr_chol_solve_many(double *X, int nrhs, TsrChol *c) {
   }
 }
 
+// S = Z^T Z (ng x ng, both triangles) for Z nf x ng column-major (BLAS dsyrk).
+static void syrk_full(int nf, int ng, const double *Z, double *S) {
+  double one = 1.0, zero = 0.0;
+  dsyrk_("U", "T", &ng, &nf, &one, Z, &nf, &zero, S, &ng);
+  for (int b = 0; b < ng; b++)
+    for (int a = 0; a < b; a++) S[b + (size_t)a * ng] = S[a + (size_t)b * ng];
+}
+
 int tsr_chol_schur(double *Gt, int ng, double *S, TsrChol *c) {
   int nf = c->nf;
   if (ng <= 0) return 0;
@@ -443,34 +453,27 @@ int tsr_chol_schur(double *Gt, int ng, double *S, TsrChol *c) {
   if (nf == 0) return 0;
   switch (c->method) {
   case TSR_CHOL_SPARSE_LDL:
+    // Z = D^-1/2 L^-1 P G^T (D > 0, checked when factorising), S = Z^T Z.
     for (int a = 0; a < ng; a++) {
       double *y = Gt + (size_t)a * nf;
       ldl_perm(nf, c->Yw, y, c->perm_F);
-      ldl_lsolve(nf, c->Yw, c->Lp, c->Li, c->Lx);
-      for (int k = 0; k < nf; k++) y[k] = c->Yw[k];
-    }
-    for (int b = 0; b < ng; b++) {
-      const double *yb = Gt + (size_t)b * nf;
-      for (int a = 0; a <= b; a++) {
-        const double *ya = Gt + (size_t)a * nf;
-        double v = 0.0;
-        for (int k = 0; k < nf; k++) v += ya[k] * yb[k] / c->Dd[k];
-        S[a + (size_t)b * ng] = S[b + (size_t)a * ng] = v;
+      // ldl_lsolve, skipping the columns of L where the (sparse) solution is
+      // zero: a coupling row touches one or two bodies, so only the part of
+      // the elimination tree above them is reached.
+      double *X = c->Yw;
+      for (int j = 0; j < nf; j++) {
+        double xj = X[j];
+        if (xj == 0.0) continue;
+        for (int q = c->Lp[j]; q < c->Lp[j + 1]; q++) X[c->Li[q]] -= c->Lx[q] * xj;
       }
+      for (int k = 0; k < nf; k++) y[k] = X[k] / sqrt(c->Dd[k]);
     }
+    syrk_full(nf, ng, Gt, S);
     return 0;
   case TSR_CHOL_DENSE_LLT: {
     double one = 1.0;
     dtrsm_("L", "L", "N", "N", &nf, &ng, &one, c->D, &nf, Gt, &nf);  // Y = L^-1 G^T
-    for (int b = 0; b < ng; b++) {
-      const double *yb = Gt + (size_t)b * nf;
-      for (int a = 0; a <= b; a++) {
-        const double *ya = Gt + (size_t)a * nf;
-        double v = 0.0;
-        for (int k = 0; k < nf; k++) v += ya[k] * yb[k];
-        S[a + (size_t)b * ng] = S[b + (size_t)a * ng] = v;
-      }
-    }
+    syrk_full(nf, ng, Gt, S);
     return 0;
   }
   default: {
