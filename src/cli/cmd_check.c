@@ -74,8 +74,9 @@ int tsr_cmd_check(int argc, char **argv) {
   printf("materials: %d, material pairs: %d\n", m.n_materials, m.n_material_pairs);
   printf("step: %.9g s, steps: %ld (%.6g s)\n", m.settings.step, m.settings.steps,
          (double)m.settings.steps * m.settings.step);
+  char partitioning[64];
   printf("solver: %s, partitioning: %s\n", tsr_solver_type_name(m.settings.solver.type),
-         tsr_partition_method_name(m.settings.partitioning.method));
+         tsr_partition_label(&m.settings, partitioning, sizeof partitioning));
   tsr_model_free(&m);
   tsr_run_options_free(&o);
   return 0;

@@ -26,7 +26,10 @@ static const char run_usage[] =
     "  -o, --output FILE     run file to write (HDF5, OUTPUT.md layout)\n"
     "  --overwrite           replace FILE if it exists\n"
     "  --solver S            direct-bpp | pgs  (overrides settings.solver.type)\n"
-    "  --partition M         semantic | mindp | none\n"
+    "  --partition M         semantic | mindp | maxdp | bfs | mass-ratio | mix | metis | none\n"
+    "                        (settings.partitioning.method; README.md describes each)\n"
+    "  --refine R            none | kl | fm: refine an automatic partition at the\n"
+    "                        interface (Kernighan-Lin, Fiduccia-Mattheyses)\n"
     "  --max-bodies N        bodies per subsystem for automatic partitioning\n"
     "  --threads N           OpenMP threads (0 = every core)\n"
     "  --steps N             number of steps to simulate\n"
@@ -81,9 +84,10 @@ int tsr_cmd_run(int argc, char **argv) {
     tsr_run_options_free(&o);
     return 2;
   }
+  char partitioning[64];  // "mindp" or "mindp+kl"
   TsrRunInfo info = {
       .solver = tsr_solver_type_name(model.settings.solver.type),
-      .partitioning = tsr_partition_method_name(model.settings.partitioning.method),
+      .partitioning = tsr_partition_label(&model.settings, partitioning, sizeof partitioning),
       .threads = omp_get_max_threads(),
       .max_coupling_iterations = model.settings.solver.max_coupling_iterations,
       .tessera_version = TSR_VERSION,

@@ -68,6 +68,9 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
     } else if (!strcmp(a, "--partition")) {
       NEED_VALUE();
       o->partition = val;
+    } else if (!strcmp(a, "--refine")) {
+      NEED_VALUE();
+      o->refine = val;
     } else if (!strcmp(a, "--max-bodies")) {
       NEED_VALUE();
       if (parse_long(a, val, 1, &o->max_bodies)) goto usage_error;
@@ -145,10 +148,18 @@ int tsr_load_model_for_cli(const TsrRunOptions *o, TsrModel *m) {
   if (o->partition) {
     int p = tsr_partition_method_from_name(o->partition);
     if (p < 0) {
-      tsr_cli_error("--partition: unknown method '%s' (semantic, mindp, none)", o->partition);
+      tsr_cli_error("--partition: unknown method '%s' (" TSR_PARTITION_METHOD_LIST ")", o->partition);
       goto fail;
     }
     s->partitioning.method = (TsrPartitionMethod)p;
+  }
+  if (o->refine) {
+    int r = tsr_partition_refine_from_name(o->refine);
+    if (r < 0) {
+      tsr_cli_error("--refine: unknown refinement '%s' (" TSR_PARTITION_REFINE_LIST ")", o->refine);
+      goto fail;
+    }
+    s->partitioning.refine = (TsrPartitionRefine)r;
   }
   if (o->max_bodies > 0) s->partitioning.max_bodies = (int)o->max_bodies;
   if (o->threads >= 0) s->solver.threads = (int)o->threads;

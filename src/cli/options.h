@@ -5,12 +5,16 @@
 
 #include "model/model.h"
 
+// Names accepted by --partition and --refine, for messages and help texts.
+#define TSR_PARTITION_METHOD_LIST "semantic, mindp, maxdp, bfs, mass-ratio, mix, metis, none"
+#define TSR_PARTITION_REFINE_LIST "none, kl, fm"
+
 typedef struct {
   const char *model;      // positional MODEL.yaml
   const char *output;     // -o
   const char *vtk_dir;    // --vtk DIR (run only)
   int overwrite, quiet;
-  const char *solver, *partition;
+  const char *solver, *partition, *refine;  // --solver, --partition, --refine
   long max_bodies, threads, steps, every;  // -1 when not given
   double duration;        // NaN when not given
   int n_sets;

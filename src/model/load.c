@@ -19,14 +19,17 @@ static const char *const settings_keys[] = {"step",   "duration",     "steps",  
 static const char *const solver_keys[] = {"type",       "max_coupling_iterations", "max_pivots", "index_tolerance",
                                           "iterations", "tolerance",               "warm_start", "threads",
                                           "geometric_stiffness", NULL};
-static const char *const partitioning_keys[] = {"method", "max_bodies", "every", NULL};
+static const char *const partitioning_keys[] = {"method",     "refine",    "max_bodies", "every",
+                                                "mass_ratio", "mix_ratio", NULL};
 static const char *const contact_keys[] = {"max_per_pair", "margin", NULL};
 static const char *const output_keys[] = {"every", "constraints", "contacts", NULL};
 static const char *const material_keys[] = {"name", "friction", "compliance", "damping", NULL};
 static const char *const pair_keys[] = {"materials", "friction", "compliance", "damping", NULL};
 
 static const char *const solver_names[] = {"direct-bpp", "pgs", "pgs-sm", "schur-bpp", "schur-pgs-sm", "fbic"};
-static const char *const partition_names[] = {"semantic", "mindp", "none"};
+static const char *const partition_names[] = {"semantic", "mindp", "none",  "maxdp",
+                                               "bfs",      "mass-ratio", "mix", "metis"};
+static const char *const refine_names[] = {"none", "kl", "fm"};
 
 // Defaults of a material not given, or of a key missing in one.
 #define DEFAULT_FRICTION 0.5
@@ -50,6 +53,9 @@ static void default_settings(TsrSettings *s) {
   s->partitioning.method = TSR_PARTITION_SEMANTIC;
   s->partitioning.max_bodies = 16;
   s->partitioning.every = 1;
+  s->partitioning.refine = TSR_REFINE_NONE;
+  s->partitioning.mass_ratio = 10.0;
+  s->partitioning.mix_ratio = 0.5;
   s->contact.max_per_pair = 4;
   s->contact.margin = 0.0;
   s->output.every = 1;
@@ -118,8 +124,33 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
           else
             ok = 0;
         }
+        const TsrYNode *r = tsr_ytree_get(v, "refine");
+        int refine;
+        if (r) {
+          if (tsr_model_enum(c, r, "partition refinement", refine_names, TSR_REFINE_COUNT, &refine))
+            s->partitioning.refine = (TsrPartitionRefine)refine;
+          else
+            ok = 0;
+        }
         ok &= opt_int_field(c, v, "max_bodies", 1, &s->partitioning.max_bodies);
         ok &= opt_int_field(c, v, "every", 1, &s->partitioning.every);
+        const TsrYNode *t_mr = tsr_ytree_get(v, "mass_ratio"), *t_mix = tsr_ytree_get(v, "mix_ratio");
+        if (t_mr) {
+          if (!tsr_model_number(c, t_mr, "mass_ratio", TSR_NUM_POSITIVE, &s->partitioning.mass_ratio))
+            ok = 0;
+          else if (!(s->partitioning.mass_ratio > 1.0)) {
+            tsr_model_error(c, t_mr, "mass_ratio (tau_MR) must be > 1, got %g", s->partitioning.mass_ratio);
+            ok = 0;
+          }
+        }
+        if (t_mix) {
+          if (!tsr_model_number(c, t_mix, "mix_ratio", TSR_NUM_POSITIVE, &s->partitioning.mix_ratio))
+            ok = 0;
+          else if (!(s->partitioning.mix_ratio < 1.0)) {
+            tsr_model_error(c, t_mix, "mix_ratio (tau_mix) must lie in (0, 1), got %g", s->partitioning.mix_ratio);
+            ok = 0;
+          }
+        }
       } else {
         ok = 0;
       }

@@ -107,12 +107,27 @@ typedef enum {
   TSR_SOLVER_COUNT
 } TsrSolverType;
 
+// Partitioning methods (src/partition/partition.h describes each). The first
+// three keep their values; the seed 003 strategies and METIS follow.
 typedef enum {
   TSR_PARTITION_SEMANTIC = 0,
   TSR_PARTITION_MINDP,
   TSR_PARTITION_NONE,
+  TSR_PARTITION_MAXDP,
+  TSR_PARTITION_BFS,
+  TSR_PARTITION_MASS_RATIO,
+  TSR_PARTITION_MIX,
+  TSR_PARTITION_METIS,
   TSR_PARTITION_COUNT
 } TsrPartitionMethod;
+
+// Refinement of an automatic partition at the interface (seed 003 §2.2).
+typedef enum {
+  TSR_REFINE_NONE = 0,
+  TSR_REFINE_KL,         // Kernighan-Lin pair swaps
+  TSR_REFINE_FM,         // Fiduccia-Mattheyses single moves
+  TSR_REFINE_COUNT
+} TsrPartitionRefine;
 
 typedef struct {
   double step;           // h, default 1/60
@@ -132,8 +147,11 @@ typedef struct {
   } solver;
   struct {
     TsrPartitionMethod method;  // default semantic
+    TsrPartitionRefine refine;  // default none; applies to the automatic methods
     int max_bodies;      // 16
     int every;           // 1
+    double mass_ratio;   // tau_MR of mass-ratio (seed 003 Eq. 1), > 1; default 10
+    double mix_ratio;    // tau_mix of mix (seed 003 Algorithm 1), in (0, 1); default 0.5
   } partitioning;
   struct {
     int max_per_pair;    // 4
@@ -195,8 +213,16 @@ int tsr_model_find_body(const TsrModel *m, const char *name);
 
 const char *tsr_solver_type_name(TsrSolverType t);
 const char *tsr_partition_method_name(TsrPartitionMethod m);
+const char *tsr_partition_refine_name(TsrPartitionRefine r);
 // -1 when unknown.
 int tsr_solver_type_from_name(const char *name);
 int tsr_partition_method_from_name(const char *name);
+int tsr_partition_refine_from_name(const char *name);
+// "mindp", or "mindp+kl" when a refinement applies (automatic methods only):
+// the run file's `partitioning` attribute. Writes at most `size` bytes.
+const char *tsr_partition_label(const TsrSettings *s, char *buf, size_t size);
+// 1 for the methods that compute a partition from the constraint graph
+// (everything but semantic and none); refinement applies to these only.
+int tsr_partition_method_is_automatic(TsrPartitionMethod m);
 
 #endif

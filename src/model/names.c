@@ -10,7 +10,9 @@
 // Order follows TsrSolverType / TsrPartitionMethod.
 static const char *const solver_names[TSR_SOLVER_COUNT] = {"direct-bpp", "pgs",       "pgs-sm",
                                                             "schur-bpp",  "schur-pgs-sm", "fbic"};
-static const char *const partition_names[TSR_PARTITION_COUNT] = {"semantic", "mindp", "none"};
+static const char *const partition_names[TSR_PARTITION_COUNT] = {"semantic", "mindp", "none", "maxdp",
+                                                                 "bfs",      "mass-ratio", "mix", "metis"};
+static const char *const refine_names[TSR_REFINE_COUNT] = {"none", "kl", "fm"};
 
 const char *tsr_solver_type_name(TsrSolverType t) {
   return (int)t >= 0 && t < TSR_SOLVER_COUNT ? solver_names[t] : "unknown";
@@ -18,6 +20,23 @@ const char *tsr_solver_type_name(TsrSolverType t) {
 
 const char *tsr_partition_method_name(TsrPartitionMethod m) {
   return (int)m >= 0 && m < TSR_PARTITION_COUNT ? partition_names[m] : "unknown";
+}
+
+const char *tsr_partition_refine_name(TsrPartitionRefine r) {
+  return (int)r >= 0 && r < TSR_REFINE_COUNT ? refine_names[r] : "unknown";
+}
+
+int tsr_partition_method_is_automatic(TsrPartitionMethod m) {
+  return m != TSR_PARTITION_SEMANTIC && m != TSR_PARTITION_NONE && (int)m >= 0 && m < TSR_PARTITION_COUNT;
+}
+
+const char *tsr_partition_label(const TsrSettings *s, char *buf, size_t size) {
+  const char *m = tsr_partition_method_name(s->partitioning.method);
+  if (s->partitioning.refine != TSR_REFINE_NONE && tsr_partition_method_is_automatic(s->partitioning.method))
+    snprintf(buf, size, "%s+%s", m, tsr_partition_refine_name(s->partitioning.refine));
+  else
+    snprintf(buf, size, "%s", m);
+  return buf;
 }
 
 int tsr_solver_type_from_name(const char *name) {
@@ -29,6 +48,12 @@ int tsr_solver_type_from_name(const char *name) {
 int tsr_partition_method_from_name(const char *name) {
   for (int i = 0; name && i < TSR_PARTITION_COUNT; i++)
     if (strcmp(name, partition_names[i]) == 0) return i;
+  return -1;
+}
+
+int tsr_partition_refine_from_name(const char *name) {
+  for (int i = 0; name && i < TSR_REFINE_COUNT; i++)
+    if (strcmp(name, refine_names[i]) == 0) return i;
   return -1;
 }
 

@@ -173,7 +173,7 @@ static const Case cases[] = {
       "name: t\n"
       "settings:\n"
       "  solver: {type: schur-bp}\n"
-      "  partitioning: {method: metis}\n"
+      "  partitioning: {method: kway}\n"
       "bodies:\n"
       "  - {name: a, mass: 1, shape: {type: sphere, radius: 1}}\n"
       "  - {name: b, mass: 1, shape: {type: cube, size: [1, 1, 1]}}\n"
@@ -181,7 +181,7 @@ static const Case cases[] = {
       "  - {name: j, type: balll, bodies: [a, b]}\n",
       {NULL},
       {"m.yaml:4:18: error: settings.solver: unknown solver type 'schur-bp' (did you mean 'schur-bpp'?); expected one of: direct-bpp, pgs, pgs-sm, schur-bpp, schur-pgs-sm, fbic",
-       "m.yaml:5:26: error: settings.partitioning: unknown partition method 'metis'; expected one of: semantic, mindp, none",
+       "m.yaml:5:26: error: settings.partitioning: unknown partition method 'kway'; expected one of: semantic, mindp, none, maxdp, bfs, mass-ratio, mix, metis",
        "m.yaml:8:38: error: body 'b': unknown shape type 'cube'; expected one of: sphere, box, capsule, cylinder, plane, compound",
        "m.yaml:10:21: error: joint 'j': unknown joint type 'balll' (did you mean 'ball'?); expected one of: ball, hinge, universal, prismatic, fixed, cable, distance"}},
     {"count",

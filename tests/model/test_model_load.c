@@ -441,13 +441,19 @@ static void test_names(void) {
     ENSURE(strcmp(tsr_solver_type_name((TsrSolverType)i), solvers[i]) == 0);
     ENSURE(tsr_solver_type_from_name(solvers[i]) == i);
   }
-  const char *parts[] = {"semantic", "mindp", "none"};
+  const char *parts[] = {"semantic", "mindp", "none", "maxdp", "bfs", "mass-ratio", "mix", "metis"};
   for (int i = 0; i < TSR_PARTITION_COUNT; i++) {
     ENSURE(strcmp(tsr_partition_method_name((TsrPartitionMethod)i), parts[i]) == 0);
     ENSURE(tsr_partition_method_from_name(parts[i]) == i);
   }
   ENSURE(tsr_solver_type_from_name("PGS") == -1 && tsr_solver_type_from_name(NULL) == -1);
-  ENSURE(tsr_partition_method_from_name("bfs") == -1);
+  ENSURE(tsr_partition_method_from_name("kway") == -1);
+  const char *refines[] = {"none", "kl", "fm"};
+  for (int i = 0; i < TSR_REFINE_COUNT; i++) {
+    ENSURE(strcmp(tsr_partition_refine_name((TsrPartitionRefine)i), refines[i]) == 0);
+    ENSURE(tsr_partition_refine_from_name(refines[i]) == i);
+  }
+  ENSURE(tsr_partition_refine_from_name("KL") == -1);
 }
 
 static void test_from_file(void) {

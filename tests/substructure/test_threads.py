@@ -46,6 +46,8 @@ def main():
     failures = 0
     cases = [("bridge.yaml", "schur-bpp", ["--steps", "20"]),
              ("bridge.yaml", "schur-bpp", ["--steps", "10", "--partition", "mindp", "--max-bodies", "12"]),
+             ("bridge.yaml", "schur-bpp", ["--steps", "5", "--partition", "mix", "--refine", "kl", "--max-bodies", "12"]),
+             ("bridge.yaml", "schur-bpp", ["--steps", "5", "--partition", "metis", "--refine", "fm", "--max-bodies", "12"]),
              ("hanging_chain.yaml", "schur-pgs-sm", ["--steps", "20"]),
              ("hanging_chain.yaml", "fbic", ["--steps", "10"])]
     with tempfile.TemporaryDirectory() as tmp:
