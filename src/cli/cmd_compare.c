@@ -30,6 +30,11 @@ static const char compare_usage[] =
     "  --steps N             number of steps to simulate\n"
     "  --duration T          simulated time, s\n"
     "  --set KEY=VALUE       override any model field; may be repeated\n"
+    "  --json FILE           also write every number of the table (and the phase\n"
+    "                        split, fallbacks, subsystem sizes) to FILE as JSON\n"
+    "  --cond                measure cond(S_Gamma) at every coupling iteration of the\n"
+    "                        substructured solvers (dense eigenvalues: slow; the\n"
+    "                        times then include it)\n"
     "  -q, --quiet           no progress lines\n"
     "\n"
     "fbic uses k_max = 250 (seed 000 Table 1) unless settings.solver.max_coupling_iterations\n"
@@ -42,6 +47,10 @@ typedef struct {
   double mean_ms, median_ms, mean_k, pct_kmax, median_err, max_joint, max_pen;
   double part_ms, setup_ms, schur_ms, iface_ms, subs_ms;
   int substructured, subsystems, interface_rows;
+  double mean_subsystems, mean_interface_rows, cond_mean;
+  int min_bodies, max_bodies;  // bodies per subsystem over every step
+  int fallbacks;
+  char partition[64];
 } Row;
 
 static int cmp_double(const void *a, const void *b) {
@@ -55,7 +64,7 @@ static double median(double *v, long n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static int run_one(const TsrRunOptions *o, const char *solver, Row *row) {
+static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *row) {
   TsrModel model;
   memset(row, 0, sizeof *row);
   row->name = solver;
@@ -74,6 +83,11 @@ static int run_one(const TsrRunOptions *o, const char *solver, Row *row) {
     tsr_model_free(&model);
     return 2;
   }
+  if (cond) tsr_solver_measure_cond(w.solver, 1);
+  tsr_partition_label(&model.settings, row->partition, sizeof row->partition);
+  row->min_bodies = 1 << 30;
+  double sum_sub = 0.0, sum_gam = 0.0;
+  int *per = calloc((size_t)w.bodies.n + 1, sizeof *per);
   long steps = model.settings.steps;
   double *ms = malloc((size_t)(steps > 0 ? steps : 1) * sizeof *ms);
   double *errs = malloc((size_t)(steps > 0 ? steps : 1) * sizeof *errs);
@@ -100,6 +114,20 @@ static int run_one(const TsrRunOptions *o, const char *solver, Row *row) {
     if (st->penetration > row->max_pen) row->max_pen = st->penetration;
     row->subsystems = st->subsystems;
     row->interface_rows = st->interface_rows;
+    sum_sub += st->subsystems;
+    sum_gam += st->interface_rows;
+    if (row->substructured && per && w.partition.n_bodies == w.bodies.n && st->subsystems > 0 &&
+        st->subsystems <= w.bodies.n) {
+      memset(per, 0, (size_t)st->subsystems * sizeof *per);
+      for (int b = 0; b < w.partition.n_bodies; b++) {
+        int k = w.partition.body_subsystem[b];
+        if (k >= 0 && k < st->subsystems) per[k]++;
+      }
+      for (int k = 0; k < st->subsystems; k++) {
+        if (per[k] < row->min_bodies) row->min_bodies = per[k];
+        if (per[k] > row->max_bodies) row->max_bodies = per[k];
+      }
+    }
     n++;
     if (s) {
       tsr_cli_error("%s: step %ld failed (%s)", solver, w.step, s == 1 ? "solver error" : "non-finite state");
@@ -123,15 +151,82 @@ static int run_one(const TsrRunOptions *o, const char *solver, Row *row) {
     row->iface_ms = 1e3 * iface / (double)n;
     row->subs_ms = 1e3 * subs / (double)n;
   }
+  row->mean_subsystems = n ? sum_sub / (double)n : NAN;
+  row->mean_interface_rows = n ? sum_gam / (double)n : NAN;
+  if (row->min_bodies > row->max_bodies) row->min_bodies = row->max_bodies = 0;
+  row->fallbacks = tsr_solver_fallbacks(w.solver);
+  tsr_solver_cond_mean(w.solver, &row->cond_mean);
   row->ok = status == 0;
+  free(per);
   free(ms), free(errs);
   tsr_world_free(&w);
   tsr_model_free(&model);
   return status;
 }
 
+static void json_num(FILE *f, const char *key, double v, int last) {
+  if (isfinite(v)) fprintf(f, "\"%s\": %.17g%s", key, v, last ? "" : ", ");
+  else fprintf(f, "\"%s\": null%s", key, last ? "" : ", ");
+}
+
+// The table as JSON (postproc/benchmarks.py reads it): written to a temporary
+// name and renamed, so a reader never sees half a file.
+static int write_json(const char *path, const char *model, int ns, const Row *rows) {
+  size_t len = strlen(path) + 8;
+  char *tmp = malloc(len);
+  if (!tmp) return -1;
+  snprintf(tmp, len, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    tsr_cli_error("--json: cannot write %s", path);
+    free(tmp);
+    return -1;
+  }
+  fprintf(f, "{\"model\": \"");
+  for (const char *c = model; *c; c++) fprintf(f, (*c == '"' || *c == '\\') ? "\\%c" : "%c", *c);
+  fprintf(f, "\", \"threads\": %d, \"rows\": [\n", omp_get_max_threads());
+  for (int k = 0; k < ns; k++) {
+    const Row *r = &rows[k];
+    fprintf(f, "  {\"solver\": \"%s\", \"ok\": %s, \"steps\": %ld, \"partition\": \"%s\", ", r->name,
+            r->ok ? "true" : "false", r->steps, r->partition);
+    json_num(f, "mean_ms", r->mean_ms, 0);
+    json_num(f, "median_ms", r->median_ms, 0);
+    json_num(f, "mean_k", r->mean_k, 0);
+    json_num(f, "pct_kmax", r->pct_kmax, 0);
+    json_num(f, "median_err", r->median_err, 0);
+    json_num(f, "max_joint", r->max_joint, 0);
+    json_num(f, "max_pen", r->max_pen, 0);
+    fprintf(f, "\"subsystems\": %d, \"interface_rows\": %d, ", r->subsystems, r->interface_rows);
+    json_num(f, "mean_subsystems", r->mean_subsystems, 0);
+    json_num(f, "mean_interface_rows", r->mean_interface_rows, 0);
+    fprintf(f, "\"bodies_per_subsystem\": \"%d-%d\", \"fallbacks\": %d, ", r->min_bodies, r->max_bodies,
+            r->fallbacks);
+    json_num(f, "cond_mean", r->cond_mean, 0);
+    fprintf(f, "\"phase_ms\": {");
+    json_num(f, "partition", r->part_ms, 0);
+    json_num(f, "extract", r->setup_ms, 0);
+    json_num(f, "schur", r->schur_ms, 0);
+    json_num(f, "interface", r->iface_ms, 0);
+    json_num(f, "subsystems", r->subs_ms, 1);
+    fprintf(f, "}}%s\n", k + 1 < ns ? "," : "");
+  }
+  fprintf(f, "]}\n");
+  int bad = ferror(f);
+  bad |= fclose(f) != 0;
+  if (bad || rename(tmp, path)) {
+    tsr_cli_error("--json: cannot write %s", path);
+    remove(tmp);
+    free(tmp);
+    return -1;
+  }
+  free(tmp);
+  return 0;
+}
+
 int tsr_cmd_compare(int argc, char **argv) {
   const char *solvers = "direct-bpp,pgs,pgs-sm,schur-bpp,schur-pgs-sm,fbic";
+  const char *json = NULL;
+  int cond = 0;
   char **args = calloc((size_t)argc + 1, sizeof *args);
   if (!args) return 1;
   int nargs = 0;
@@ -145,6 +240,15 @@ int tsr_cmd_compare(int argc, char **argv) {
       solvers = argv[++i];
     } else if (i > 0 && !strncmp(argv[i], "--solvers=", 10)) {
       solvers = argv[i] + 10;
+    } else if (i > 0 && !strcmp(argv[i], "--json")) {
+      if (i + 1 >= argc) {
+        tsr_cli_error("--json needs a file name");
+        free(args);
+        return 2;
+      }
+      json = argv[++i];
+    } else if (i > 0 && !strcmp(argv[i], "--cond")) {
+      cond = 1;
     } else {
       args[nargs++] = argv[i];
     }
@@ -186,7 +290,7 @@ int tsr_cmd_compare(int argc, char **argv) {
   Row rows[64];
   int status = 0;
   for (int k = 0; k < ns; k++) {
-    int r = run_one(&o, names[k], &rows[k]);
+    int r = run_one(&o, names[k], cond, &rows[k]);
     if (r == 2) {
       status = 2;
       break;
@@ -211,14 +315,15 @@ int tsr_cmd_compare(int argc, char **argv) {
     int any = 0;
     for (int k = 0; k < ns; k++) any |= rows[k].substructured;
     if (any) {
-      printf("\nper step, ms:  %10s %10s %10s %10s %10s\n", "partition", "extract", "S_Gamma", "interface",
-             "subsystems");
+      printf("\nper step, ms:  %10s %10s %10s %10s %10s   %s\n", "partition", "extract", "S_Gamma", "interface",
+             "subsystems", "fallbacks to direct");
       for (int k = 0; k < ns; k++)
         if (rows[k].substructured)
-          printf("%-13s  %10.3f %10.3f %10.3f %10.3f %10.3f\n", rows[k].name, rows[k].part_ms, rows[k].setup_ms,
-                 rows[k].schur_ms, rows[k].iface_ms, rows[k].subs_ms);
+          printf("%-13s  %10.3f %10.3f %10.3f %10.3f %10.3f   %d\n", rows[k].name, rows[k].part_ms, rows[k].setup_ms,
+                 rows[k].schur_ms, rows[k].iface_ms, rows[k].subs_ms, rows[k].fallbacks);
     }
   }
+  if (status != 2 && json && write_json(json, o.model, ns, rows)) status = 1;
   free(list);
   tsr_run_options_free(&o);
   free(args);

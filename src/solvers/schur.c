@@ -61,6 +61,9 @@ struct TsrSchur {
   int iface_solver;
   int cycle_fix;
   int trace;
+  int measure_cond;
+  double *dense;          // scratch of the condition number
+  size_t cap_dense;
   int cap_hist;
   uint64_t *hist;
   int cap_best;           // the best coupling iterate (lowest Eq. 29 residual)
@@ -516,11 +519,37 @@ void tsr_schur_free(TsrSchur **ps) {
   free(s->hist);
   free(s->best_lambda);
   free(s->best_set);
+  free(s->dense);
   free(s);
   *ps = NULL;
 }
 
 const TsrSchurTimes *tsr_schur_times(const TsrSchur *s) { return &s->ss.times; }
+
+void tsr_schur_measure_cond(TsrSchur *s, int on) { s->measure_cond = on; }
+
+extern void dsyev_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *w,
+                   double *work, const int *lwork, int *info);
+
+// cond_2 of the symmetric interface matrix in ss->iface (eigenvalues by LAPACK).
+static void add_cond(TsrSchur *s) {
+  const TsrMlcp *S = &s->ss.iface;
+  int n = S->m;
+  if (n <= 0) return;
+  size_t need = (size_t)n * (size_t)n + (size_t)n + 64 * (size_t)n;
+  if (grow_d(&s->dense, &s->cap_dense, need)) return;
+  double *A = s->dense, *w = A + (size_t)n * n, *work = w + n;
+  memset(A, 0, (size_t)n * (size_t)n * sizeof *A);
+  for (int c = 0; c < n; c++)
+    for (int q = S->Ap[c]; q < S->Ap[c + 1]; q++) A[(size_t)c * n + S->Ai[q]] = S->Ax[q];
+  int lwork = 64 * n, info = 0;
+  dsyev_("N", "U", &n, A, &n, w, work, &lwork, &info);
+  if (info) return;
+  double lo = INFINITY, hi = 0.0;
+  for (int i = 0; i < n; i++) lo = fmin(lo, fabs(w[i])), hi = fmax(hi, fabs(w[i]));
+  s->ss.times.cond_sum += lo > 0.0 ? hi / lo : INFINITY;
+  s->ss.times.cond_n++;
+}
 
 // Index set made consistent with the bounds (as BPP does).
 static int8_t normal_set(int8_t v, double lo, double hi) {
@@ -598,6 +627,7 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
       fail |= sub_schur(u, 1e-10 * amax, 0) < 0;
     }
     if (fail || tsr_substructure_interface(p, 1, ss)) return -1;
+    if (s->measure_cond) add_cond(s);
     double tb = tsr_substructure_now();
     // INTERFACESOLVE (Eq. 18).
     TsrSolveStats ist = {0};

@@ -23,6 +23,10 @@ typedef struct {
   double iface;      // interface MLCP
   double subsystems; // subsystem MLCPs (parallel)
   long solves;
+  // With tsr_schur_measure_cond on: cond_2(S_Gamma) summed over the coupling
+  // iterations (Table 2 of seed 000), and their count.
+  double cond_sum;
+  long cond_n;
 } TsrSchurTimes;
 
 // One subsystem i: its rows, A_i (a TsrMlcp whose b is b_i^k), b_i^0, the
@@ -86,6 +90,9 @@ void tsr_schur_free(TsrSchur **s);
 int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
                     int8_t *index_set, TsrSolveStats *stats, TsrSchur *s);
 const TsrSchurTimes *tsr_schur_times(const TsrSchur *s);
+// Measures cond_2(S_Gamma) = |lambda|_max / |lambda|_min at every coupling
+// iteration (dense eigenvalues, O(|Gamma|^3): for benchmarks, not for runs).
+void tsr_schur_measure_cond(TsrSchur *s, int on);
 
 // Shared with fbic.c. Extracts the subsystems, G_i, Gamma from p (parallel
 // over subsystems); resets every factorisation. 0 or < 0.

@@ -249,6 +249,18 @@ static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartitio
 
 int tsr_solver_fallbacks(const TsrSolver *s) { return s->fallbacks; }
 
+void tsr_solver_measure_cond(TsrSolver *s, int on) {
+  if (s->schur) tsr_schur_measure_cond(s->schur, on);
+}
+
+long tsr_solver_cond_mean(const TsrSolver *s, double *mean) {
+  *mean = NAN;
+  if (!s->schur) return 0;
+  const TsrSchurTimes *t = tsr_schur_times(s->schur);
+  if (t->cond_n > 0) *mean = t->cond_sum / (double)t->cond_n;
+  return t->cond_n;
+}
+
 int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, double *lambda, int8_t *index_set,
                      TsrSolveStats *stats) {
   memset(stats, 0, sizeof *stats);

@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Regenerates BENCHMARKS.md: our version of seed 000's Tables 2, 3 and 4 and
+its strong-scaling study (Figs. 12-13), measured on this machine.
+
+    /usr/bin/python3 postproc/benchmarks.py [--steps N] [--scenes a,b,...]
+                                             [--tessera build/tessera] [-o BENCHMARKS.md]
+
+Every number comes from `tessera compare MODEL --json FILE` (see
+`tessera compare --help`): the solvers of one scene run one after the other in
+one process, so their times are side by side on the same (shared, noisy)
+machine. What is run:
+
+  * Table 3: every scene with direct-bpp, pgs, pgs-sm, schur-bpp,
+    schur-pgs-sm and fbic for --steps steps (default 60) from the model's
+    start, the scene's own partitioning, every core; mean MLCP solve time per
+    step (the paper's column) and its speedup over direct-bpp, mean coupling
+    iterations k and % of steps at k_max (schur-bpp), median MLCP error
+    (Eq. 29) and the largest joint error and penetration. PGS and FBIC are
+    capped at --slow-steps steps (default 30): they take seconds per step on
+    the large scenes.
+  * Table 2: the partitioning, bodies per subsystem, and the mean condition
+    number of S_Gamma over the coupling iterations (schur-bpp with --cond: a
+    dense eigenvalue decomposition of S_Gamma per iteration, not timed).
+  * Table 4: log_tower and rock_pile with mindp at 8, 16, 32 and 64 bodies per
+    subsystem (schur-pgs-sm, as the paper's table; schur-bpp beside it).
+  * Strong scaling: schur-bpp and direct-bpp on bridge, log_tower_256 and
+    chain_drop at 1 .. nproc threads; a plot (benchmarks_scaling.png) and a
+    table.
+
+The paper's numbers (6-core i7, their implementation, their scenes) stand
+beside ours; the scenes are ours (examples/, SCENES.md), built from what the
+papers give. Run with Debian's python3 (/usr/bin/python3); matplotlib for the
+plot (skipped with a note when missing).
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOLVERS = ["direct-bpp", "pgs", "pgs-sm", "schur-bpp", "schur-pgs-sm", "fbic"]
+SLOW = {"pgs", "fbic"}
+
+# seed 000 Table 3: (Eigen-BPP, PGS, Schur-BPP, Schur-PGS-SM, FBIC) ms, avg k, % at k_max
+PAPER_T3 = {
+    "log_tower": (202.6, 302.4, 59.7, 51.4, 111.6, 5.8, 39.2),
+    "cable_spinner": (141.3, 229.1, 8.7, 8.8, 93.2, 2.1, 0.0),
+    "chain_wrap": (54.6, 198.5, 11.6, 12.3, 132.0, 4.4, 1.9),
+    "chain_drop": (46.9, 150.5, 9.1, 8.7, 20.5, 3.2, 2.1),
+    "rock_pile": (311.7, 284.4, 101.5, 98.6, 373.9, 6.3, 10.2),
+    "net_with_truck": (252.3, 802.4, 11.9, 12.7, 632.0, 2.6, 0.0),
+    "tandem_cranes": (180.6, 222.9, 12.9, 13.0, 134.3, 2.4, 0.2),
+}
+# seed 000 Table 2: partitioning (bodies), mean cond(S_Gamma)
+PAPER_T2 = {
+    "log_tower": ("min. degree (16)", "2.2e6"),
+    "cable_spinner": ("semantic (36-48)", "3.9e7"),
+    "chain_wrap": ("semantic (16)", "5.6e4"),
+    "chain_drop": ("semantic (16)", "2.7e4"),
+    "rock_pile": ("min. degree (16)", "1.5e4"),
+    "net_with_truck": ("semantic (48)", "2.5e12"),
+    "tandem_cranes": ("semantic (24-50)", "4.8e10"),
+}
+# seed 000 Table 4: bodies per subsystem -> (avg solve ms, avg partitions)
+PAPER_T4 = {
+    "log_tower": {8: (53.4, 30.4), 16: (51.4, 19.1), 32: (63.3, 14.3), 64: (88.8, 12.8)},
+    "rock_pile": {8: (169.1, 21.2), 16: (98.6, 12.1), 32: (129.7, 6.8), 64: (142.7, 4.9)},
+}
+SCENES = ["chain_wrap", "chain_drop", "log_tower", "cable_spinner", "rock_pile", "large_rock_pile", "net_with_truck",
+          "tandem_cranes", "bridge", "log_tower_256"]
+SCALING = ["bridge", "log_tower_256", "chain_drop"]
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def compare(tessera, model, solvers, steps, threads=0, extra=(), cond=False):
+    """Runs `tessera compare` and returns its JSON rows (dicts), or [] on failure."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "c.json")
+        cmd = [tessera, "compare", model, "--solvers", ",".join(solvers), "--steps", str(steps), "--quiet",
+               "--json", out] + (["--threads", str(threads)] if threads else []) + (["--cond"] if cond else [])
+        cmd += list(extra)
+        log("  " + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd))
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if not os.path.exists(out):
+            log("    failed (%d): %s" % (p.returncode, p.stderr.strip()[-400:]))
+            return []
+        with open(out) as f:
+            return json.load(f)["rows"]
+
+
+def ms(v):
+    return "-" if v is None else ("%.2f" % v if v < 100 else "%.0f" % v)
+
+
+def sci(v):
+    return "-" if v is None else "%.1e" % v
+
+
+def speed(base, v):
+    return "" if base is None or v is None or v <= 0 else " (%.1fx)" % (base / v)
+
+
+def table3(results, steps, slow_steps):
+    head = ["scene", "direct-bpp", "pgs", "pgs-sm", "schur-bpp", "schur-pgs-sm", "fbic", "avg k", "% k_max",
+            "median err direct / schur", "max joint err (m)", "fallbacks", "paper: BPP / PGS / Schur-BPP / Schur-PGS-SM / FBIC ms (avg k, % k_max)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
+    for scene, rows in results.items():
+        by = {r["solver"]: r for r in rows}
+        base = by.get("direct-bpp", {}).get("mean_ms")
+        cells = [scene]
+        for s in SOLVERS:
+            r = by.get(s)
+            cells.append("-" if r is None else (ms(r["mean_ms"]) + speed(base, r["mean_ms"]) + ("" if r["ok"] else " †")))
+        sb = by.get("schur-bpp", {})
+        cells += ["%.2f" % sb["mean_k"] if sb else "-", "%.1f" % sb["pct_kmax"] if sb else "-",
+                  "%s / %s" % (sci(by.get("direct-bpp", {}).get("median_err")), sci(sb.get("median_err"))),
+                  "%s / %s" % (sci(by.get("direct-bpp", {}).get("max_joint")), sci(sb.get("max_joint"))),
+                  str(sb.get("fallbacks", "-"))]
+        p = PAPER_T3.get(scene)
+        cells.append("-" if p is None else "%s / %s / %s / %s / %s (%.1f, %.1f%%)" % p)
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("Mean MLCP solve time per step in ms (speedup over direct-bpp), %d steps from the start of each "
+                 "scene (pgs and fbic: %d); avg k and %% k_max of schur-bpp; max joint error of direct-bpp / "
+                 "schur-bpp; fallbacks: schur-bpp steps re-solved by the direct solver (residual above "
+                 "epsilon |b|). † the run stopped early (diverged)." % (steps, slow_steps))
+    return lines
+
+
+def table2(cond_rows, models):
+    head = ["scene", "partitioning (bodies per subsystem)", "subsystems", "|Gamma| rows", "mean cond(S_Gamma)",
+            "paper: partitioning", "paper: cond(S_Gamma)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * len(head)) + "|"]
+    for scene, r in cond_rows.items():
+        p = PAPER_T2.get(scene, ("-", "-"))
+        part = "%s (%s)" % (r.get("partition", "?"), r.get("bodies_per_subsystem", "?"))
+        cells = [scene, part, str(r.get("subsystems", "-")), str(r.get("interface_rows", "-")),
+                 sci(r.get("cond_mean")), p[0], p[1]]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def table4(t4):
+    head = ["scene", "max bodies", "schur-pgs-sm ms", "schur-bpp ms", "direct-bpp ms", "avg subsystems",
+            "paper: ms", "paper: avg partitions"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
+    for scene, by_n in t4.items():
+        for n, rows in by_n.items():
+            by = {r["solver"]: r for r in rows}
+            p = PAPER_T4.get(scene, {}).get(n)
+            cells = [scene, str(n)] + [ms(by.get(s, {}).get("mean_ms")) for s in ("schur-pgs-sm", "schur-bpp",
+                                                                                  "direct-bpp")]
+            cells.append("%.1f" % by["schur-bpp"]["mean_subsystems"] if "schur-bpp" in by else "-")
+            cells += ["-", "-"] if p is None else ["%.1f" % p[0], "%.1f" % p[1]]
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def scaling_plot(scal, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        return "plot skipped (%s)" % e
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for scene, pts in scal.items():
+        t = sorted(pts)
+        if not t or pts[t[0]].get("schur-bpp") is None:
+            continue
+        base = pts[t[0]]["schur-bpp"]
+        ax.plot(t, [base / pts[k]["schur-bpp"] for k in t], "o-", label="%s schur-bpp" % scene)
+    ax.plot([1, max(max(p) for p in scal.values())], [1, max(max(p) for p in scal.values())], "k:", label="ideal")
+    ax.set_xlabel("threads")
+    ax.set_ylabel("speedup over 1 thread")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    return None
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tessera", default=os.path.join(ROOT, "build", "tessera"))
+    ap.add_argument("--steps", type=int, default=60)
+    ap.add_argument("--slow-steps", type=int, default=30, help="steps for pgs and fbic")
+    ap.add_argument("--scenes", default=",".join(SCENES))
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--no-table4", action="store_true")
+    ap.add_argument("--no-scaling", action="store_true")
+    ap.add_argument("-o", "--output", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    a = ap.parse_args(argv)
+    if not os.access(a.tessera, os.X_OK):
+        log("error: %s is not an executable (build first: ./scripts/build.sh)" % a.tessera)
+        return 2
+    models = {s: os.path.join(ROOT, "examples", s + ".yaml") for s in a.scenes.split(",") if s}
+    missing = [s for s, m in models.items() if not os.path.exists(m)]
+    for s in missing:
+        log("note: no examples/%s.yaml, skipped" % s)
+        del models[s]
+
+    results, cond_rows, t4, scal = {}, {}, {}, {}
+    for scene, model in models.items():
+        log("table 3: %s" % scene)
+        fast = [s for s in SOLVERS if s not in SLOW]
+        rows = compare(a.tessera, model, fast, a.steps, a.threads)
+        rows += compare(a.tessera, model, [s for s in SOLVERS if s in SLOW], a.slow_steps, a.threads)
+        order = {s: i for i, s in enumerate(SOLVERS)}
+        results[scene] = sorted(rows, key=lambda r: order.get(r["solver"], 99))
+        log("table 2: %s" % scene)
+        c = compare(a.tessera, model, ["schur-bpp"], min(a.steps, 30), a.threads, cond=True)
+        if c:
+            cond_rows[scene] = c[0]
+    if not a.no_table4:
+        for scene in ("log_tower", "rock_pile"):
+            if scene not in models:
+                continue
+            t4[scene] = {}
+            for n in (8, 16, 32, 64):
+                log("table 4: %s max_bodies %d" % (scene, n))
+                t4[scene][n] = compare(a.tessera, models[scene], ["direct-bpp", "schur-bpp", "schur-pgs-sm"], a.steps,
+                                       a.threads, extra=["--partition", "mindp", "--max-bodies", str(n)])
+    if not a.no_scaling:
+        for scene in SCALING:
+            if scene not in models:
+                continue
+            scal[scene] = {}
+            for t in range(1, a.threads + 1):
+                log("scaling: %s, %d threads" % (scene, t))
+                rows = compare(a.tessera, models[scene], ["direct-bpp", "schur-bpp"], a.steps, t)
+                scal[scene][t] = {r["solver"]: r["mean_ms"] for r in rows}
+
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or "?"
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    cpu = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
+    except OSError:
+        pass
+    out = ["# Benchmarks", "",
+           "Generated by `/usr/bin/python3 postproc/benchmarks.py` (%s, commit %s%s) on %s: %s, %d cores "
+           "(`nproc`), %s. Shared machine: times are noisy; compare within a row (the solvers of a scene run "
+           "side by side in one process), not across regenerations." % (
+               datetime.date.today().isoformat(), commit, " + local changes" if dirty else "", platform.node(),
+               cpu, os.cpu_count() or 1, platform.platform()),
+           "", "Seed 000's numbers are from a 6-core i7, with their own implementation of the scenes; ours are "
+           "rebuilt from what the papers give (examples/, SCENES.md).", ""]
+    out += ["## Table 3: solve time per step", ""] + table3(results, a.steps, a.slow_steps) + [""]
+    out += ["## Table 2: partitioning and conditioning", ""] + table2(cond_rows, models) + [
+        "", "cond(S_Gamma) = lambda_max / lambda_min of the interface matrix, averaged over the coupling "
+        "iterations of the first %d steps (schur-bpp)." % min(a.steps, 30), ""]
+    if t4:
+        out += ["## Table 4: bodies per subsystem (mindp)", ""] + table4(t4) + [""]
+    if scal:
+        out += ["## Strong scaling", "", "| scene | threads | direct-bpp ms | schur-bpp ms | schur-bpp speedup over "
+                "1 thread | schur-bpp over direct-bpp |", "|---|---:|---:|---:|---:|---:|"]
+        for scene, pts in scal.items():
+            for t in sorted(pts):
+                d, s = pts[t].get("direct-bpp"), pts[t].get("schur-bpp")
+                s1 = pts[min(pts)].get("schur-bpp")
+                out.append("| %s | %d | %s | %s | %s | %s |" % (scene, t, ms(d), ms(s),
+                           "%.2f" % (s1 / s) if s and s1 else "-", "%.2f" % (d / s) if s and d else "-"))
+        png = os.path.join(os.path.dirname(os.path.abspath(a.output)), "benchmarks_scaling.png")
+        note = scaling_plot(scal, png)
+        out += ["", note if note else "![strong scaling](%s)" % os.path.basename(png), ""]
+    with open(a.output, "w") as f:
+        f.write("\n".join(out) + "\n")
+    log("wrote %s" % a.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
