@@ -49,7 +49,7 @@ struct TsrCollider {
   int n_bodies;
   int ode_ready;
   dGeomID end_sphere;    // capsule end caps and core point (see end_caps)
-  dContactGeom cap_buf[8];
+  dContactGeom *cap_buf;  // [max_per_pair + 8]: end-cap points and ODE's
   double *extra;         // [n_shapes] speculative inflation of this step (see sweep_margin)
   double margin;
   // Joints between two bodies that do not collide, for drop_joint_duplicates:
@@ -258,9 +258,10 @@ int tsr_contact_collider_create(TsrCollider **out, const TsrModel *m, char *err,
   if (c->max_per_pair < 1) c->max_per_pair = 1;
   if (c->max_per_pair > 0xffff) c->max_per_pair = 0xffff;
   c->buf = calloc((size_t)c->max_per_pair, sizeof *c->buf);
+  c->cap_buf = calloc((size_t)c->max_per_pair + 8, sizeof *c->cap_buf);
   c->geoms = calloc((size_t)m->n_shapes + 1, sizeof *c->geoms);
   c->extra = calloc((size_t)m->n_shapes + 1, sizeof *c->extra);
-  if (!c->buf || !c->geoms || !c->extra) goto oom;
+  if (!c->buf || !c->cap_buf || !c->geoms || !c->extra) goto oom;
   c->end_sphere = dCreateSphere(0, 1.0);
   // Sweep and prune on all three axes. ODE 0.16's hash space missed
   // overlapping pairs: two spheres (r 0.35 and 0.10 m) 8 cm deep into each
@@ -297,6 +298,7 @@ void tsr_contact_collider_free(TsrCollider **pc) {
   if (c->ode_ready) dCloseODE();
   free(c->geoms);
   free(c->extra);
+  free(c->cap_buf);
   free(c->buf);
   free(c->excluded);
   free(c->link_body), free(c->link_local), free(c->body_link_p), free(c->body_link_j), free(c->reach);
@@ -512,6 +514,7 @@ static void near_callback(void *data, dGeomID o1, dGeomID o2) {
     n = end_caps(c, o1, 1, o2, n, c->max_per_pair);
   else if (t1 == dCapsuleClass && (t0 == dBoxClass || t0 == dCylinderClass))
     n = end_caps(c, o2, 0, o1, n, c->max_per_pair);
+
   int b0 = m->shapes[s0].body, b1 = m->shapes[s1].body;
   for (int i = 0; i < n; i++) {
     const dContactGeom *g = &c->buf[i];

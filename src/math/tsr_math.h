@@ -20,6 +20,10 @@ typedef struct {
   double m[3][3];
 } TsrMat3;
 
+// max(m, v) for running maxima in hot loops: a NaN v is skipped, as fmax
+// does, but inline (GCC calls libm's fmax unless -ffinite-math-only).
+static inline double tsr_maxd(double m, double v) { return v > m ? v : m; }
+
 static inline TsrVec3 tsr_v3(double x, double y, double z) { return (TsrVec3){x, y, z}; }
 static inline TsrVec3 tsr_v3_add(TsrVec3 a, TsrVec3 b) { return tsr_v3(a.x + b.x, a.y + b.y, a.z + b.z); }
 static inline TsrVec3 tsr_v3_sub(TsrVec3 a, TsrVec3 b) { return tsr_v3(a.x - b.x, a.y - b.y, a.z - b.z); }

@@ -45,6 +45,7 @@
 // refinement of each solve (this keeps the residual of Eq. 27 at roundoff for
 // condition numbers up to ~1e10).
 #include "solvers/bpp.h"
+#include "math/tsr_math.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -233,7 +234,7 @@ factored:
       }
     }
     double r_inf = 0.0;
-    for (int c = 0; c < nf; c++) r_inf = fmax(r_inf, fabs(b->r[c]));
+    for (int c = 0; c < nf; c++) r_inf = tsr_maxd(r_inf, fabs(b->r[c]));
     if (r_inf == 0.0 || (shifted && !(r_inf < 0.5 * r_prev))) break;
     r_prev = r_inf;
     if (tsr_chol_solve(b->r, b->r, b->chol)) return -1;
@@ -279,13 +280,13 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
     s[i] = v;
   }
   double b_inf = 0.0, amax = 0.0;
-  for (int i = 0; i < m; i++) b_inf = fmax(b_inf, fabs(p->b[i]));
-  for (int q = 0; q < p->Ap[m]; q++) amax = fmax(amax, fabs(p->Ax[q]));
+  for (int i = 0; i < m; i++) b_inf = tsr_maxd(b_inf, fabs(p->b[i]));
+  for (int q = 0; q < p->Ap[m]; q++) amax = tsr_maxd(amax, fabs(p->Ax[q]));
   if (!(amax > 0.0)) amax = 1.0;
   double bnd = 0.0;
   for (int i = 0; i < m; i++) {
-    if (isfinite(lo[i])) bnd = fmax(bnd, fabs(lo[i]));
-    if (isfinite(hi[i])) bnd = fmax(bnd, fabs(hi[i]));
+    if (isfinite(lo[i])) bnd = tsr_maxd(bnd, fabs(lo[i]));
+    if (isfinite(hi[i])) bnd = tsr_maxd(bnd, fabs(hi[i]));
   }
   double w_scale = fmax(b_inf, amax * bnd), lam_scale = w_scale / amax;
   if (!(w_scale > 0.0)) w_scale = lam_scale = DBL_MIN;
@@ -373,7 +374,7 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
       // also flags roundoff noise, and moving the noise would undo the
       // eta-feasible set. The best iterate is kept whatever happens.
       double rmax = 0.0;
-      for (int k = 0; k < ninf; k++) rmax = fmax(rmax, b->rr[b->inf[k]]);
+      for (int k = 0; k < ninf; k++) rmax = tsr_maxd(rmax, b->rr[b->inf[k]]);
       memcpy(b->prev_s, s, (size_t)m);
       have_prev = 1;
       prev_next = -1;

@@ -28,6 +28,7 @@
 //   with the decrease computed as -(w^T D + 1/2 D^T A D), D = lambda(a) - lambda
 //   (no cancellation between two large values of f).
 #include "solvers/pn.h"
+#include "math/tsr_math.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -104,8 +105,8 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
   }
   if (reserve(pn, m) || tsr_chol_set_matrix(m, p->Ap, p->Ai, p->Ax, 1, pn->chol)) return -1;
   double amax = 0.0, bmax = 0.0;
-  for (int q = 0; q < p->Ap[m]; q++) amax = fmax(amax, fabs(p->Ax[q]));
-  for (int i = 0; i < m; i++) bmax = fmax(bmax, fabs(p->b[i]));
+  for (int q = 0; q < p->Ap[m]; q++) amax = tsr_maxd(amax, fabs(p->Ax[q]));
+  for (int i = 0; i < m; i++) bmax = tsr_maxd(bmax, fabs(p->b[i]));
   if (!(amax > 0.0)) amax = 1.0;
   const double sigma = 1e-4;
   double *w = pn->w, *d = pn->d, *trial = pn->trial, *D = pn->delta, *Ad = pn->Ad;
@@ -116,10 +117,10 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
     double lmax = 0.0, rn2 = 0.0, rinf = 0.0;
     for (int i = 0; i < m; i++) {
       w[i] += p->b[i];
-      lmax = fmax(lmax, fabs(lambda[i]));
+      lmax = tsr_maxd(lmax, fabs(lambda[i]));
       double r = lambda[i] - clamp(lambda[i] - w[i], p->lo[i], p->hi[i]);
       rn2 += r * r;
-      rinf = fmax(rinf, fabs(r));
+      rinf = tsr_maxd(rinf, fabs(r));
     }
     // Round-off level of w = A lambda + b.
     double tol = 1e-12 * fmax(1.0, fmax(bmax, amax * lmax));
@@ -174,7 +175,7 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
         trial[i] = clamp(lambda[i] + a * d[i], p->lo[i], p->hi[i]);
         D[i] = trial[i] - lambda[i];
         lin += w[i] * D[i];
-        moved = fmax(moved, fabs(D[i]));
+        moved = tsr_maxd(moved, fabs(D[i]));
         if (pn->binding[i]) bterm -= w[i] * D[i];
       }
       if (moved == 0.0) break;

@@ -47,6 +47,7 @@
 // system; only bound violations remain). TSR_SCHUR_NO_CYCLE_FIX=1 disables it
 // (to measure what it does).
 #include "solvers/schur.h"
+#include "math/tsr_math.h"
 #include "util/clock.h"
 
 #include <math.h>
@@ -546,7 +547,7 @@ static void add_cond(TsrSchur *s) {
   dsyev_("N", "U", &n, A, &n, w, work, &lwork, &info);
   if (info) return;
   double lo = INFINITY, hi = 0.0;
-  for (int i = 0; i < n; i++) lo = fmin(lo, fabs(w[i])), hi = fmax(hi, fabs(w[i]));
+  for (int i = 0; i < n; i++) lo = fmin(lo, fabs(w[i])), hi = tsr_maxd(hi, fabs(w[i]));
   s->ss.times.cond_sum += lo > 0.0 ? hi / lo : INFINITY;
   s->ss.times.cond_n++;
 }
@@ -569,7 +570,7 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
   stats->subsystems = N;
   stats->interface_rows = ng;
   double amax = 0.0;
-  for (int q = 0; q < (m ? p->Ap[m] : 0); q++) amax = fmax(amax, fabs(p->Ax[q]));
+  for (int q = 0; q < (m ? p->Ap[m] : 0); q++) amax = tsr_maxd(amax, fabs(p->Ax[q]));
   if (!(amax > 0.0)) amax = 1.0;
   // I^0: all free, or the previous step's sets.
   for (int i = 0; i < N; i++) {
@@ -599,12 +600,12 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
     if (!bl || !bs) return -1;
     s->cap_best = m;
   }
-  double best_res = INFINITY;
+  double best_res = INFINITY, last_res = NAN;  // Eq. 29 of the best and of the last iterate
   // Stop also when the whole system is solved to the iterative tolerance:
   // rows that are degenerate (lambda on its bound with w ~ 0) can flip
   // between equivalent index sets forever without changing the solution.
   double bmax = 0.0;
-  for (int r = 0; r < m; r++) bmax = fmax(bmax, fabs(p->b[r]));
+  for (int r = 0; r < m; r++) bmax = tsr_maxd(bmax, fabs(p->b[r]));
   double res_tol = 1e-12 * fmax(1.0, bmax);
   uint64_t h0 = 1469598103934665603ULL;
   for (int i = 0; i < N; i++) h0 = set_hash(ss->sub[i].set, ss->sub[i].n, h0);
@@ -665,7 +666,7 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
     // step that ends at k_max (or in a cycle) returns the lowest residual
     // seen rather than the last one.
     tsr_substructure_gather(ss, lambda, index_set);
-    double res = tsr_mlcp_residual_ws(p, lambda, ss->w, NULL);
+    double res = last_res = tsr_mlcp_residual_ws(p, lambda, ss->w, NULL);
     if (res < best_res) {
       best_res = res;
       memcpy(s->best_lambda, lambda, (size_t)m * sizeof *lambda);
@@ -709,12 +710,14 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
   if (!converged && best_res < INFINITY) {
     memcpy(lambda, s->best_lambda, (size_t)m * sizeof *lambda);
     if (index_set) memcpy(index_set, s->best_set, (size_t)m);
+    last_res = best_res;
   }
   ss->times.solves++;
   stats->coupling_iterations = k;
   stats->converged = converged;
   stats->iterations = pivots;
   stats->factorizations = factorizations;
-  stats->residual = tsr_mlcp_residual_ws(p, lambda, ss->w, NULL);  // Eq. 29, whole system
+  // Eq. 29, whole system: the returned iterate's, computed in the loop.
+  stats->residual = isnan(last_res) ? tsr_mlcp_residual_ws(p, lambda, ss->w, NULL) : last_res;
   return converged ? 0 : 1;
 }

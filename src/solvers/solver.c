@@ -3,6 +3,7 @@
 // the implemented solvers, dispatch. Each solver instance owns its workspace
 // and its CHOLMOD context, reused from step to step.
 #include "solvers/solver.h"
+#include "math/tsr_math.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -215,7 +216,7 @@ static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartitio
   int rc = tsr_schur_solve(p, part, &s->params, lambda, index_set, stats, s->schur);
   if (rc <= 0 || p->m == 0 || !p->symmetric) return rc;
   double bmax = 0.0;
-  for (int i = 0; i < p->m; i++) bmax = fmax(bmax, fabs(p->b[i]));
+  for (int i = 0; i < p->m; i++) bmax = tsr_maxd(bmax, fabs(p->b[i]));
   if (stats->residual <= s->params.tolerance * fmax(1.0, bmax)) return rc;
   if (!s->bpp && !(s->bpp = tsr_bpp_create())) return rc;
   if (p->m > s->cap_keep) {
