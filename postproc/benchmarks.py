@@ -27,6 +27,9 @@ machine. What is run:
   * Strong scaling: schur-bpp and direct-bpp on bridge, log_tower_256 and
     chain_drop at 1 .. nproc threads; a plot (benchmarks_scaling.png) and a
     table.
+  * Seed 003 Table 1: postproc/bench_partition.py on log_tower, chain_drop,
+    rock_pile and large_rock_pile (every partitioner and refinement,
+    schur-bpp, --partition-steps steps; 0 skips it).
 
 The paper's numbers (6-core i7, their implementation, their scenes) stand
 beside ours; the scenes are ours (examples/, SCENES.md), built from what the
@@ -197,6 +200,7 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--no-table4", action="store_true")
     ap.add_argument("--no-scaling", action="store_true")
+    ap.add_argument("--partition-steps", type=int, default=120, help="seed 003 Table 1 steps (0: skip)")
     ap.add_argument("-o", "--output", default=os.path.join(ROOT, "BENCHMARKS.md"))
     a = ap.parse_args(argv)
     if not os.access(a.tessera, os.X_OK):
@@ -239,6 +243,20 @@ def main(argv=None):
                 rows = compare(a.tessera, models[scene], ["direct-bpp", "schur-bpp"], a.steps, t)
                 scal[scene][t] = {r["solver"]: r["mean_ms"] for r in rows}
 
+    part_md = None
+    if a.partition_steps > 0:
+        log("seed 003 table 1 (postproc/bench_partition.py, %d steps)" % a.partition_steps)
+        with tempfile.TemporaryDirectory() as tmp:
+            out_md = os.path.join(tmp, "p.md")
+            cmd = [sys.executable, os.path.join(ROOT, "postproc", "bench_partition.py"), "--steps",
+                   str(a.partition_steps), "--tessera", a.tessera, "-o", out_md]
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            if os.path.exists(out_md):
+                with open(out_md) as f:
+                    part_md = f.read()
+            else:
+                log("  failed (%d): %s" % (p.returncode, p.stderr.strip()[-400:]))
+
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or "?"
     dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
@@ -275,6 +293,11 @@ def main(argv=None):
         png = os.path.join(os.path.dirname(os.path.abspath(a.output)), "benchmarks_scaling.png")
         note = scaling_plot(scal, png)
         out += ["", note if note else "![strong scaling](%s)" % os.path.basename(png), ""]
+    if part_md:
+        out += ["## Seed 003 Table 1: partitioners and refinement", "",
+                "`postproc/bench_partition.py --steps %d` (schur-bpp, the model's threads): t_s mean solve ms, "
+                "t_pr mean partition + refinement ms per step; the paper's numbers (Vortex, 8-core i9, first 500 "
+                "steps) in parentheses." % a.partition_steps, "", part_md]
     with open(a.output, "w") as f:
         f.write("\n".join(out) + "\n")
     log("wrote %s" % a.output)
