@@ -407,9 +407,21 @@ static int capsule_box_core(TsrCollider *c, dGeomID cap, dGeomID box, dContactGe
 // where they are farther than r from every end-cap point (a capsule across
 // an edge touches with its middle). For capsule-box the capsule's own point
 // is capsule_box_core's, not ODE's (n is ignored).
+// A capsule geom's own radius: without the margin and the sweep inflation
+// (collide.c inflates round geoms; the distances that decide which points
+// are duplicates must not grow with speed: inflated, a log moving at 4 m/s
+// lost its 3.4 cm deep edge contact as a "duplicate" of a cap's 2 mm one).
+static double true_radius(const TsrCollider *c, dGeomID g) {
+  dReal r, len;
+  dGeomCapsuleGetParams(g, &r, &len);
+  int k = (int)(intptr_t)dGeomGetData(g);
+  return r - 0.5 * c->margin - c->extra[k];
+}
+
 static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, int n, int max) {
   dReal r, len;
   dGeomCapsuleGetParams(cap, &r, &len);
+  const double r0 = true_radius(c, cap);
   const dReal *p = dGeomGetPosition(cap), *R = dGeomGetRotation(cap);
   if (dGeomGetClass(other) == dBoxClass) {
     dContactGeom g;
@@ -435,10 +447,14 @@ static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, i
   for (int i = 0; i < m && out < max; i++) c->cap_buf[out++] = caps[i];
   for (int i = 0; i < n && out < max; i++) {
     int near = 0;
-    for (int j = 0; j < m; j++) {
+    for (int j = 0; j < m && j < out; j++) {
       double dx = c->buf[i].pos[0] - caps[j].pos[0], dy = c->buf[i].pos[1] - caps[j].pos[1],
              dz = c->buf[i].pos[2] - caps[j].pos[2];
-      near |= dx * dx + dy * dy + dz * dz < r * r;
+      if (dx * dx + dy * dy + dz * dz >= r0 * r0) continue;
+      near = 1;
+      // The same place on the other shape: keep the deeper of the two (a
+      // cap and the core point can reach one box edge, the cap shallower).
+      if (c->buf[i].depth > c->cap_buf[j].depth) c->cap_buf[j] = c->buf[i];
     }
     // Both caps touching with the capsule's own point's normal: the three
     // points lie on one face, and the middle one's rows are a convex
@@ -461,6 +477,67 @@ static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, i
     c->buf[i] = c->cap_buf[i];
     c->buf[i].g1 = cap_first ? cap : other;  // as if from dCollide(o1, o2)
     c->buf[i].g2 = cap_first ? other : cap;
+  }
+  return out;
+}
+
+// ODE's capsule-capsule collider returns two points only for axes parallel
+// to within ~0.2 degrees, else one, which alternates between the ends of two
+// capsules lying side by side at a small angle (log_tower: fallen logs sank
+// 18 cm into each other). For axes within 10 degrees of parallel, each
+// capsule's end caps are also collided as spheres against the other capsule;
+// cap points go first (one of two within r of each other is kept), then
+// ODE's points farther than r from every cap point. Crossing capsules keep
+// ODE's single point.
+static int capsule_pair(TsrCollider *c, dGeomID a, dGeomID b, int n, int max) {
+  const dReal *Ra = dGeomGetRotation(a), *Rb = dGeomGetRotation(b);
+  double cosang = Ra[2] * Rb[2] + Ra[6] * Rb[6] + Ra[10] * Rb[10];
+  if (fabs(cosang) < 0.985) return n;
+  dContactGeom caps[4];
+  int m = 0;
+  double rmin = INFINITY;
+  for (int side = 0; side < 2; side++) {
+    double r = true_radius(c, side ? b : a);
+    if (r < rmin) rmin = r;
+  }
+  for (int side = 0; side < 2; side++) {
+    dGeomID cap = side ? b : a, other = side ? a : b;
+    dReal r, len;
+    dGeomCapsuleGetParams(cap, &r, &len);
+    const dReal *p = dGeomGetPosition(cap), *R = dGeomGetRotation(cap);
+    dGeomSphereSetRadius(c->end_sphere, r);
+    for (int e = 0; e < 2; e++) {
+      double sgn = (e ? 0.5 : -0.5) * len;
+      dGeomSetPosition(c->end_sphere, p[0] + sgn * R[2], p[1] + sgn * R[6], p[2] + sgn * R[10]);
+      dContactGeom g;
+      // the normal pushes a (the pair's first geom) in both cases
+      int k = side ? dCollide(other, c->end_sphere, 1, &g, sizeof g) : dCollide(c->end_sphere, other, 1, &g, sizeof g);
+      if (k <= 0) continue;
+      int dup = 0;
+      for (int j = 0; j < m; j++) {
+        double dx = g.pos[0] - caps[j].pos[0], dy = g.pos[1] - caps[j].pos[1], dz = g.pos[2] - caps[j].pos[2];
+        dup |= dx * dx + dy * dy + dz * dz < rmin * rmin;
+      }
+      if (!dup) caps[m++] = g;
+    }
+  }
+  int out = 0;
+  for (int i = 0; i < m && out < max; i++) c->cap_buf[out++] = caps[i];
+  for (int i = 0; i < n && out < max; i++) {
+    int near = 0;
+    for (int j = 0; j < m && j < out; j++) {
+      double dx = c->buf[i].pos[0] - caps[j].pos[0], dy = c->buf[i].pos[1] - caps[j].pos[1],
+             dz = c->buf[i].pos[2] - caps[j].pos[2];
+      if (dx * dx + dy * dy + dz * dz >= rmin * rmin) continue;
+      near = 1;
+      if (c->buf[i].depth > c->cap_buf[j].depth) c->cap_buf[j] = c->buf[i];  // the deeper one
+    }
+    if (!near) c->cap_buf[out++] = c->buf[i];
+  }
+  for (int i = 0; i < out; i++) {
+    c->buf[i] = c->cap_buf[i];
+    c->buf[i].g1 = a;
+    c->buf[i].g2 = b;
   }
   return out;
 }
@@ -514,6 +591,8 @@ static void near_callback(void *data, dGeomID o1, dGeomID o2) {
     n = end_caps(c, o1, 1, o2, n, c->max_per_pair);
   else if (t1 == dCapsuleClass && (t0 == dBoxClass || t0 == dCylinderClass))
     n = end_caps(c, o2, 0, o1, n, c->max_per_pair);
+  else if (t0 == dCapsuleClass && t1 == dCapsuleClass)
+    n = capsule_pair(c, o1, o2, n, c->max_per_pair);
 
   int b0 = m->shapes[s0].body, b1 = m->shapes[s1].body;
   for (int i = 0; i < n; i++) {
