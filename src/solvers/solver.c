@@ -26,6 +26,7 @@ struct TsrSolver {
   TsrFbic *fbic;
   TsrPn *pn;
   int fallbacks;           // schur_with_fallback
+  int no_fallback;         // TSR_SCHUR_NO_FALLBACK=1 (to measure what it does)
   int cap_keep;
   double *keep_lambda;
   int8_t *keep_set;
@@ -72,6 +73,8 @@ TsrSolver *tsr_solver_create(const TsrSolverParams *params, char *err, int errle
   TsrSolver *s = calloc(1, sizeof *s);
   if (!s) goto oom;
   s->params = *params;
+  const char *nf = getenv("TSR_SCHUR_NO_FALLBACK");
+  s->no_fallback = nf && *nf && strcmp(nf, "0");
   if (params->type == TSR_SOLVER_DIRECT_BPP && !(s->bpp = tsr_bpp_create())) goto oom;
   if (params->type == TSR_SOLVER_PGS && !(s->pgs = tsr_pgs_create())) goto oom;
   if (params->type == TSR_SOLVER_PGS_SM && !(s->pgs_sm = tsr_pgs_sm_create())) goto oom;
@@ -210,11 +213,11 @@ keep_first:
 // (scaled by |b|_inf), the step is solved again on the whole system by the
 // direct solver (with its own fallbacks), warm-started from the best
 // iterate's index set; the better of the two is kept. Counted in
-// tsr_solver_fallbacks.
+// tsr_solver_fallbacks; TSR_SCHUR_NO_FALLBACK=1 disables it (to measure).
 static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, double *lambda,
                                int8_t *index_set, TsrSolveStats *stats) {
   int rc = tsr_schur_solve(p, part, &s->params, lambda, index_set, stats, s->schur);
-  if (rc <= 0 || p->m == 0 || !p->symmetric) return rc;
+  if (rc <= 0 || p->m == 0 || !p->symmetric || s->no_fallback) return rc;
   double bmax = 0.0;
   for (int i = 0; i < p->m; i++) bmax = tsr_maxd(bmax, fabs(p->b[i]));
   if (stats->residual <= s->params.tolerance * fmax(1.0, bmax)) return rc;
