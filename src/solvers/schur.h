@@ -49,6 +49,8 @@ typedef struct {
   double *y, *t;           // [n] scratch
   double *lambda;          // [n]
   int8_t *set, *prev_set;  // index sets I_i^k, I_i^(k-1)
+  int8_t *blk_set;         // the set Sblk / zblk were formed for (valid when blk_ok)
+  int blk_ok;
   TsrBpp *bpp;             // SUBSYSTEMSOLVE; its chol also gives A_FF,i for S (§5.2)
   TsrSolveStats st;
   int rc;
@@ -72,6 +74,11 @@ typedef struct {
   int *ti, *tj, *tk;       // triplets (row, col) and a permutation
   double *tx;
   int *cnt;
+  // S_Gamma by columns: for interface column g, the (subsystem, local
+  // index) pairs that hold it (ip, ii, ib), and a sparse accumulator.
+  int *ip, *ii, *ib, *mark, *list;
+  double *spa;
+  int cap_inv, cap_col;
   TsrBpp *ibpp;
   TsrPgsSm *ipgs;
   int threads;
