@@ -7,6 +7,8 @@ no output file on bad input, no silent overwrite, --set and --steps/--every
 taking effect, a diverging run stopping with the step and the body named and
 the file kept with complete = 0.
 """
+import json
+import math
 import os
 import subprocess
 import sys
@@ -118,6 +120,30 @@ with tempfile.TemporaryDirectory() as tmp:
         check(0 < n < 401, "it holds the frames up to the failure (%d)" % n)
         pos = f["/bodies/position"][: n - 1]
         check(np.isfinite(pos).all(), "frames before the failing one are finite")
+
+    # tessera compare: the table, --json, --cond. hanging_chain is bilateral:
+    # schur-bpp must converge in exactly one coupling iteration on every step
+    # (seed 000 §4: with no unilateral rows the interface solve is exact).
+    chain = os.path.join(EXAMPLES, "hanging_chain.yaml")
+    js = os.path.join(tmp, "cmp.json")
+    rc, out_s, err = run("compare", chain, "--solvers", "direct-bpp,schur-bpp", "--steps", "20", "--quiet",
+                         "--json", js, "--cond")
+    check(rc == 0 and "direct-bpp" in out_s and "schur-bpp" in out_s, "compare prints a table (%s)" % err.strip())
+    with open(js) as fh:
+        rows = {r["solver"]: r for r in json.load(fh)["rows"]}
+    check(set(rows) == {"direct-bpp", "schur-bpp"}, "--json holds one row per solver")
+    sb, db = rows.get("schur-bpp", {}), rows.get("direct-bpp", {})
+    check(sb.get("steps") == 20 and db.get("steps") == 20, "both ran the 20 steps")
+    check(sb.get("mean_k") == 1.0 and sb.get("pct_kmax") == 0.0, "schur-bpp: one coupling iteration per step")
+    check(sb.get("subsystems", 0) > 1 and sb.get("interface_rows", 0) > 0, "schur-bpp substructured the chain")
+    check(sb.get("median_err", 1.0) < 1e-9 and db.get("median_err", 1.0) < 1e-9, "both solve the MLCP")
+    c = sb.get("cond_mean")
+    check(c is not None and c >= 1.0 and math.isfinite(c), "--cond: cond(S_Gamma) >= 1 (%s)" % c)
+    check(db.get("cond_mean") is None and sb.get("fallbacks") == 0, "no cond for direct-bpp, no fallback")
+    rc, _, err = run("compare", chain, "--solvers", "direct-bpp,nope", "--steps", "2")
+    check(rc == 2 and "nope" in err, "compare with an unknown solver: exit 2, named")
+    rc, _, err = run("compare", chain, "--solvers", "direct-bpp", "--steps", "2", "--json", "/nonexistent/x.json")
+    check(rc == 1 and "cannot write" in err, "compare --json to an unwritable path: exit 1, said")
 
 print("%d failed" % len(failures))
 sys.exit(1 if failures else 0)
