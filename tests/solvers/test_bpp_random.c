@@ -161,12 +161,17 @@ static void build_chain(Rng *r, int n_bodies, int n_contacts, double compliance,
 // cond ~1e8) must give back lambda* and its index set; stiff ones
 // (compliance 1e-8, mass ratio 1e4: cond beyond 1e12, where many lambda give
 // a roundoff residual) a converged solve at roundoff residual.
-static void test_bpp_sparse_planted(void) {
+// Both sparse paths of linalg/chol.c (LDL's LDL^T and CHOLMOD's Cholesky,
+// forced by TSR_CHOL_SPARSE when the context is created) must pass.
+static void sparse_planted(const char *path) {
   static const int bodies[] = {20, 100, 400, 800};
   TsrSolverParams prm;
   tsr_solver_default_params(TSR_SOLVER_DIRECT_BPP, &prm);
   prm.warm_start = 0;
+  setenv("TSR_CHOL_SPARSE", path, 1);
   TsrBpp *bpp = tsr_bpp_create();
+  unsetenv("TSR_CHOL_SPARSE");
+  fprintf(stderr, "  sparse path: %s\n", path);
   TsrRowSet rows = {0};
   for (int stiff = 0; stiff < 2; stiff++)
     for (size_t bi = 0; bi < sizeof bodies / sizeof *bodies; bi++)
@@ -213,6 +218,11 @@ static void test_bpp_sparse_planted(void) {
       }
   tsr_rowset_free(&rows);
   tsr_bpp_free(&bpp);
+}
+
+static void test_bpp_sparse_planted(void) {
+  sparse_planted("ldl");
+  sparse_planted("cholmod");
 }
 
 // The largest problem: ~5000 rows, timed (median of 5 warm-started and cold solves).
