@@ -58,7 +58,7 @@ struct TsrCollider {
   int (*link_body)[2];
   TsrVec3 (*link_local)[2];
   int *body_link_p, *body_link_j;
-  double *reach;         // [n_shapes] a quarter of each shape's largest extent
+  double *reach;         // [n_shapes] half of each shape's largest extent
   // scratch: (body, other body, contact) triples, sorted
   int cap_keys;
   int (*keys)[3];
@@ -192,15 +192,18 @@ static int check_pairs(const TsrCollider *c, const TsrModel *m, char *err, int e
   return 0;
 }
 
-// A quarter of a shape's largest extent: how close to a joint's anchor a
-// contact must be for drop_joint_duplicates.
+// Half a shape's largest extent: how close to a joint's anchor a contact
+// must be for drop_joint_duplicates. A capsule link's cap contact lies
+// r sqrt(2) from an anchor at its tip, inside this for any capsule longer
+// than 0.83 r; a sphere's contact under it (r sqrt(2) from an anchor on its
+// surface, a lever arm as long as the body) is outside, as are a cube's.
 static double shape_reach(const TsrShapeDef *s) {
   const double *p = s->params;
   switch (s->type) {
-    case TSR_SHAPE_SPHERE: return 0.5 * p[0];
-    case TSR_SHAPE_BOX: return 0.25 * fmax(p[0], fmax(p[1], p[2]));
-    case TSR_SHAPE_CAPSULE: return 0.25 * (p[1] + 2.0 * p[0]);
-    case TSR_SHAPE_CYLINDER: return 0.25 * fmax(2.0 * p[0], p[1]);
+    case TSR_SHAPE_SPHERE: return p[0];
+    case TSR_SHAPE_BOX: return 0.5 * fmax(p[0], fmax(p[1], p[2]));
+    case TSR_SHAPE_CAPSULE: return 0.5 * (p[1] + 2.0 * p[0]);
+    case TSR_SHAPE_CYLINDER: return 0.5 * fmax(2.0 * p[0], p[1]);
     case TSR_SHAPE_PLANE: return 0.0;
   }
   return 0.0;
@@ -219,6 +222,9 @@ static int links_init(TsrCollider *c, const TsrModel *m) {
     const TsrJointDef *d = &m->joints[j];
     int a = d->body[0], b = d->body[1];
     if (d->collide || a < 0 || b < 0 || a == b || m->bodies[a].fixed || m->bodies[b].fixed) continue;
+    // Only joints that tie a point of A to a point of B (the anchor): a
+    // distance joint keeps two points apart, a prismatic one lets them slide.
+    if (d->type == TSR_JOINT_DISTANCE || d->type == TSR_JOINT_PRISMATIC) continue;
     int l = c->n_links++;
     c->link_body[l][0] = a, c->link_body[l][1] = b;
     TsrVec3 pa = d->anchor, pb = d->anchor_b;
@@ -661,8 +667,8 @@ static int cmp_key3(const void *pa, const void *pb) {
 // Drops a contact of body B with body X when a contact of body A with X,
 // earlier in the (deterministic) contact order, has the same normal (as X
 // sees it), and A and B are joined by a joint that does not collide, with
-// both points near the joint's anchor P (within a quarter of their shapes'
-// largest extent). The rows of the two contacts then differ only by the
+// both points near the joint's anchor P (within half their shapes' largest
+// extent, shape_reach). The rows of the two contacts then differ only by the
 // small lever arms p - P: the joint moves both bodies' points at P together,
 // so n.(v_A(p_A) - v_B(p_B)) = n.(w_A x (p_A - P) - w_B x (p_B - P)). The
 // split of the load between them is set by the compliance alone, which is
@@ -674,7 +680,7 @@ static int cmp_key3(const void *pa, const void *pb) {
 // cylinder of chain_wrap) the caps either side of a joint, 2 cm apart on a
 // 0.5 m radius, differ by 2.3 degrees and are as redundant.
 #define TSR_JOINT_DUP_COS 0.985
-static int drop_joint_duplicates(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
+static int drop_joint_duplicates(TsrContacts *cs, const TsrBodies *b) {
   TsrCollider *c = cs->collider;
   if (!c->n_links || cs->n < 2) return 0;
   int n = cs->n;
@@ -735,7 +741,6 @@ static int drop_joint_duplicates(TsrContacts *cs, const TsrModel *m, const TsrBo
   for (int j = 0; j < n; j++)
     if (!c->dropped[j]) cs->c[out++] = cs->c[j];
   cs->n = out;
-  (void)m;
   return 0;
 }
 
@@ -761,5 +766,5 @@ int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
   for (int i = 0; i < cs->n; i++) cs->c[i].match = i;
   qsort(cs->c, (size_t)cs->n, sizeof *cs->c, cmp_contact);
   for (int i = 0; i < cs->n; i++) cs->c[i].match = -1;
-  return drop_joint_duplicates(cs, m, b);
+  return drop_joint_duplicates(cs, b);
 }

@@ -72,7 +72,82 @@ static void test_chain_drape(void) {
   tsr_test_world_free(&m, &w);
 }
 
+// A chain of N capsule links lying flat on a plane, ball joints at the link
+// ends: each link touches with both end caps, and under each of the N - 1
+// joints two caps (one per link) meet the plane with the same normal. One of
+// each such pair adds no constraint (the joint ties the two points) and is
+// not made (collide.c, drop_joint_duplicates): N + 1 contacts, not 2N. The
+// chain still rests: no link sinks (penetration under 0.1 mm, the weight on
+// a contact of compliance 1e-9 is ~1e-9 m), none moves, every step
+// converged. With ball joints that ask for collision, with distance joints
+// between the link centres (they tie no point), or with loose links, all 2N
+// contacts with the plane are kept.
+enum { BALL, BALL_COLLIDE, DISTANCE, LOOSE };
+
+static void chain_on_plane(int n_links, int kind, int *contacts, double *pen, double *vmax, int *failed) {
+  static char yaml[16384];
+  size_t n = (size_t)snprintf(yaml, sizeof yaml,
+                              "format: tessera-model/1\n"
+                              "name: flat\n"
+                              "settings: {duration: 1.0, solver: {type: direct-bpp}, contact: {margin: 0.005}}\n"
+                              "materials: [{name: m, friction: 0.5, compliance: 1.0e-9, damping: 2.0}]\n"
+                              "bodies:\n"
+                              "  - {name: ground, fixed: true, shape: {type: plane, normal: [0, 0, 1], offset: 0}}\n");
+  for (int i = 0; i < n_links; i++) add_link(yaml, sizeof yaml, i, 0.1 * i, 0.0201, 0);
+  if (kind != LOOSE) {
+    n = strlen(yaml);
+    n += (size_t)snprintf(yaml + n, sizeof yaml - n, "joints:\n");
+    for (int j = 0; j + 1 < n_links; j++) {
+      if (kind == DISTANCE)
+        n += (size_t)snprintf(yaml + n, sizeof yaml - n,
+                              "  - {name: j%d, type: distance, bodies: [l%d, l%d], anchors: [[%.6f, 0, 0.0201], [%.6f, 0, 0.0201]]}\n",
+                              j, j, j + 1, 0.1 * j, 0.1 * (j + 1));
+      else
+        n += (size_t)snprintf(yaml + n, sizeof yaml - n,
+                              "  - {name: j%d, type: ball, bodies: [l%d, l%d], anchor: [%.6f, 0, 0.0201]%s}\n", j, j, j + 1,
+                              0.1 * j + 0.05, kind == BALL_COLLIDE ? ", collide: true" : "");
+    }
+  }
+  TsrModel m;
+  TsrWorld w;
+  tsr_test_world(yaml, NULL, 0, &m, &w);
+  *pen = *vmax = 0.0;
+  *failed = 0;
+  *contacts = -1;
+  while (w.step < m.settings.steps) {
+    ENSURE(tsr_world_step(&w) == 0);
+    if (*contacts < 0) {  // contacts with the plane (body 0) in the first step
+      *contacts = 0;
+      for (int i = 0; i < w.contacts.n; i++) *contacts += w.contacts.c[i].body[0] == 0 || w.contacts.c[i].body[1] == 0;
+    }
+    *failed += !w.stats.converged;
+    if (w.stats.penetration > *pen) *pen = w.stats.penetration;
+  }
+  for (int k = 1; k <= n_links; k++) *vmax = fmax(*vmax, tsr_v3_norm(w.bodies.v[k]));
+  tsr_test_world_free(&m, &w);
+}
+
+static void test_joint_duplicate_contacts(void) {
+  const int N = 12;
+  int c, failed;
+  double pen, vmax;
+  chain_on_plane(N, BALL, &c, &pen, &vmax, &failed);
+  fprintf(stderr, "flat chain: %d contacts, penetration %.2e m, max speed %.2e m/s, %d steps not converged\n", c, pen,
+          vmax, failed);
+  ENSURE_MSG(c == N + 1, "%d contacts, expected %d", c, N + 1);
+  ENSURE(pen < 1e-4);
+  ENSURE(vmax < 1e-3);
+  ENSURE(failed == 0);
+  chain_on_plane(N, BALL_COLLIDE, &c, &pen, &vmax, &failed);
+  ENSURE_MSG(c == 2 * N, "collide: true: %d contacts, expected %d", c, 2 * N);
+  chain_on_plane(N, DISTANCE, &c, &pen, &vmax, &failed);
+  ENSURE_MSG(c == 2 * N, "distance joints: %d contacts, expected %d", c, 2 * N);
+  chain_on_plane(N, LOOSE, &c, &pen, &vmax, &failed);
+  ENSURE_MSG(c == 2 * N, "loose links: %d contacts, expected %d", c, 2 * N);
+}
+
 int main(void) {
   RUN_TEST(test_chain_drape);
+  RUN_TEST(test_joint_duplicate_contacts);
   return TSR_TEST_RESULT();
 }
