@@ -424,6 +424,48 @@ static double true_radius(const TsrCollider *c, dGeomID g) {
   return r - 0.5 * c->margin - c->extra[k];
 }
 
+// Merges m end-cap points (caps) and the n points in c->buf into c->buf, at
+// most max: the cap points first, then each own point that is not within r
+// of a cap point (where it is, the deeper of the two stays: a cap and the
+// core point can reach one box edge, the cap shallower). With collinear,
+// and both caps touching, an own point with both caps' normal is dropped:
+// the three points lie on one face, and the middle one's rows are a convex
+// combination of the caps' (J = [n, r x n] is linear in the point). Such a
+// row adds no constraint, only a near-singular direction of A (the split of
+// the load among collinear points is set by the compliance alone), which
+// made the index sets of the substructured solver cycle between equivalent
+// splits on chain_drop. g1, g2: the pair's geoms, in dCollide's order.
+static int merge_caps(TsrCollider *c, const dContactGeom *caps, int m, int n, double r, int max, int collinear,
+                      dGeomID g1, dGeomID g2) {
+  int out = 0;
+  for (int i = 0; i < m && out < max; i++) c->cap_buf[out++] = caps[i];
+  for (int i = 0; i < n && out < max; i++) {
+    int near = 0;
+    for (int j = 0; j < m && j < out; j++) {
+      double dx = c->buf[i].pos[0] - caps[j].pos[0], dy = c->buf[i].pos[1] - caps[j].pos[1],
+             dz = c->buf[i].pos[2] - caps[j].pos[2];
+      if (dx * dx + dy * dy + dz * dz >= r * r) continue;
+      near = 1;
+      if (c->buf[i].depth > c->cap_buf[j].depth) c->cap_buf[j] = c->buf[i];
+    }
+    if (collinear && m == 2 && !near) {
+      double c0 = 0.0, c1 = 0.0;
+      for (int k = 0; k < 3; k++) {
+        c0 += c->buf[i].normal[k] * caps[0].normal[k];
+        c1 += c->buf[i].normal[k] * caps[1].normal[k];
+      }
+      near = c0 > 0.9999 && c1 > 0.9999;
+    }
+    if (!near) c->cap_buf[out++] = c->buf[i];
+  }
+  for (int i = 0; i < out; i++) {
+    c->buf[i] = c->cap_buf[i];
+    c->buf[i].g1 = g1;
+    c->buf[i].g2 = g2;
+  }
+  return out;
+}
+
 static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, int n, int max) {
   dReal r, len;
   dGeomCapsuleGetParams(cap, &r, &len);
@@ -449,42 +491,8 @@ static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, i
     int k = cap_first ? dCollide(c->end_sphere, other, 1, &g, sizeof g) : dCollide(other, c->end_sphere, 1, &g, sizeof g);
     if (k > 0) caps[m++] = g;
   }
-  int out = 0;
-  for (int i = 0; i < m && out < max; i++) c->cap_buf[out++] = caps[i];
-  for (int i = 0; i < n && out < max; i++) {
-    int near = 0;
-    for (int j = 0; j < m && j < out; j++) {
-      double dx = c->buf[i].pos[0] - caps[j].pos[0], dy = c->buf[i].pos[1] - caps[j].pos[1],
-             dz = c->buf[i].pos[2] - caps[j].pos[2];
-      if (dx * dx + dy * dy + dz * dz >= r0 * r0) continue;
-      near = 1;
-      // The same place on the other shape: keep the deeper of the two (a
-      // cap and the core point can reach one box edge, the cap shallower).
-      if (c->buf[i].depth > c->cap_buf[j].depth) c->cap_buf[j] = c->buf[i];
-    }
-    // Both caps touching with the capsule's own point's normal: the three
-    // points lie on one face, and the middle one's rows are a convex
-    // combination of the caps' (J = [n, r x n] is linear in the point). Such
-    // a row adds no constraint, only a near-singular direction of A (the
-    // split of the load among collinear points is set by the compliance
-    // alone), which made the index sets of the substructured solver cycle
-    // between equivalent splits on chain_drop.
-    if (m == 2 && !near) {
-      double c0 = 0.0, c1 = 0.0;
-      for (int k = 0; k < 3; k++) {
-        c0 += c->buf[i].normal[k] * caps[0].normal[k];
-        c1 += c->buf[i].normal[k] * caps[1].normal[k];
-      }
-      near = c0 > 0.9999 && c1 > 0.9999;
-    }
-    if (!near) c->cap_buf[out++] = c->buf[i];
-  }
-  for (int i = 0; i < out; i++) {
-    c->buf[i] = c->cap_buf[i];
-    c->buf[i].g1 = cap_first ? cap : other;  // as if from dCollide(o1, o2)
-    c->buf[i].g2 = cap_first ? other : cap;
-  }
-  return out;
+  // as if from dCollide(o1, o2)
+  return merge_caps(c, caps, m, n, r0, max, 1, cap_first ? cap : other, cap_first ? other : cap);
 }
 
 // ODE's capsule-capsule collider returns two points only for axes parallel
@@ -527,25 +535,7 @@ static int capsule_pair(TsrCollider *c, dGeomID a, dGeomID b, int n, int max) {
       if (!dup) caps[m++] = g;
     }
   }
-  int out = 0;
-  for (int i = 0; i < m && out < max; i++) c->cap_buf[out++] = caps[i];
-  for (int i = 0; i < n && out < max; i++) {
-    int near = 0;
-    for (int j = 0; j < m && j < out; j++) {
-      double dx = c->buf[i].pos[0] - caps[j].pos[0], dy = c->buf[i].pos[1] - caps[j].pos[1],
-             dz = c->buf[i].pos[2] - caps[j].pos[2];
-      if (dx * dx + dy * dy + dz * dz >= rmin * rmin) continue;
-      near = 1;
-      if (c->buf[i].depth > c->cap_buf[j].depth) c->cap_buf[j] = c->buf[i];  // the deeper one
-    }
-    if (!near) c->cap_buf[out++] = c->buf[i];
-  }
-  for (int i = 0; i < out; i++) {
-    c->buf[i] = c->cap_buf[i];
-    c->buf[i].g1 = a;
-    c->buf[i].g2 = b;
-  }
-  return out;
+  return merge_caps(c, caps, m, n, rmin, max, 0, a, b);
 }
 
 // The contact point on a round shape's true surface. Spheres and capsules

@@ -2,6 +2,7 @@
 // Factorisation of principal submatrices A_FF (seed 000 Eqs. 27-28); the
 // choice of path is explained in chol.h.
 #include "linalg/chol.h"
+#include "util/grow.h"
 
 #include <cholmod.h>
 #include <ldl.h>
@@ -13,13 +14,13 @@
 extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
 extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda, double *b,
                     const int *ldb, int *info);
-extern void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag, const int *m,
-                   const int *n, const double *alpha, const double *a, const int *lda, double *b, const int *ldb);
+extern void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag, const int *m, const int *n,
+                   const double *alpha, const double *a, const int *lda, double *b, const int *ldb);
 extern void dsyrk_(const char *uplo, const char *trans, const int *n, const int *k, const double *alpha,
                    const double *a, const int *lda, const double *beta, double *c, const int *ldc);
 extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
-extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
-                    const int *ipiv, double *b, const int *ldb, int *info);
+extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda, const int *ipiv,
+                    double *b, const int *ldb, int *info);
 // Present when the BLAS is OpenBLAS (resolved at run time; NULL otherwise).
 extern void openblas_set_num_threads(int n) __attribute__((weak));
 
@@ -45,13 +46,15 @@ struct TsrChol {
   int *ffp, *ffi;
   double *ffx;
   int cap_ffp, cap_ffi, cap_ffx;
-  int *sym_F;           // the free set the symbolic analysis is for
+  int *sym_F;  // the free set the symbolic analysis is for
   int sym_nf, cap_sym_F, sym_valid, sym_ldl;
   // LDL^T path (Davis's LDL): up-looking, symbolic = etree + counts.
   int *Lp, *Parent, *Lnz, *Flag, *Pattern, *Li, *Pinv;
   double *Lx, *Dd, *Yw;
   int cap_ln, cap_li, cap_lx;
-  int force_path;       // TSR_CHOL_SPARSE: 0 auto, 1 ldl, 2 cholmod
+  int force_path;  // TSR_CHOL_SPARSE: 0 auto, 1 ldl, 2 cholmod
+  double *G;       // tsr_chol_schur's copy of G^T (CHOLMOD and LU paths)
+  size_t cap_G;
   // CHOLMOD path (supernodal when the factor is dense enough to pay).
   cholmod_factor *L;
   cholmod_dense *X, *Y, *E;
@@ -98,7 +101,7 @@ void tsr_chol_free(TsrChol **pc) {
   free(c->perm_F);
   free(c->ffp), free(c->ffi), free(c->ffx), free(c->sym_F);
   free(c->Lp), free(c->Parent), free(c->Lnz), free(c->Flag), free(c->Pattern), free(c->Li), free(c->Pinv);
-  free(c->Lx), free(c->Dd), free(c->Yw);
+  free(c->Lx), free(c->Dd), free(c->Yw), free(c->G);
   free(c->D);
   free(c->ipiv);
   free(c);
@@ -107,16 +110,6 @@ void tsr_chol_free(TsrChol **pc) {
 
 int tsr_chol_method(const TsrChol *c) { return c->method; }
 const TsrCholStats *tsr_chol_stats(const TsrChol *c) { return &c->stats; }
-
-static int grow_int(int **a, int *cap, int need) {
-  if (need <= *cap) return 0;
-  int n = need + need / 2 + 16;
-  int *p = realloc(*a, (size_t)n * sizeof *p);
-  if (!p) return -1;
-  *a = p;
-  *cap = n;
-  return 0;
-}
 
 int tsr_chol_set_matrix(int m, const int *Ap, const int *Ai, const double *Ax, int symmetric, TsrChol *c) {
   c->m = m;
@@ -145,7 +138,9 @@ int tsr_chol_set_matrix(int m, const int *Ap, const int *Ai, const double *Ax, i
   if (!same) {
     c->have_order = 0;
     c->sym_valid = 0;
-    if (grow_int(&c->pat_p, &c->cap_pat_m, m + 1) || grow_int(&c->pat_i, &c->cap_pat_nnz, nnz)) return -1;
+    if (tsr_grow((void **)&c->pat_p, &c->cap_pat_m, m + 1, sizeof *c->pat_p) ||
+        tsr_grow((void **)&c->pat_i, &c->cap_pat_nnz, nnz, sizeof *c->pat_i))
+      return -1;
     memcpy(c->pat_p, Ap, (size_t)(m + 1) * sizeof *Ap);
     if (nnz) memcpy(c->pat_i, Ai, (size_t)nnz * sizeof *Ai);
     c->pat_m = m;
@@ -197,7 +192,7 @@ static int gather_dense(const int *F, int nf, double shift, TsrChol *c) {
 
 static int factor_dense_lu(const int *F, int nf, double shift, TsrChol *c) {
   if (gather_dense(F, nf, shift, c)) return -1;
-  if (grow_int(&c->ipiv, &c->cap_ipiv, nf)) return -1;
+  if (tsr_grow((void **)&c->ipiv, &c->cap_ipiv, nf, sizeof *c->ipiv)) return -1;
   int info = 0;
   dgetrf_(&nf, &nf, c->D, &nf, c->ipiv, &info);
   c->stats.factorizations++;
@@ -224,24 +219,15 @@ static int factor_dense_llt(const int *F, int nf, double shift, TsrChol *c) {
   return 0;
 }
 
-static int grow_dbl(double **a, int *cap, int need) {
-  if (need <= *cap) return 0;
-  int n = need + need / 2 + 16;
-  double *p = realloc(*a, (size_t)n * sizeof *p);
-  if (!p) return -1;
-  *a = p;
-  *cap = n;
-  return 0;
-}
-
 // A_FF + shift I into ffp/ffi/ffx: both triangles, local numbering; F is
 // increasing, so row indices stay sorted. A missing diagonal is inserted when
 // shift != 0. Returns nnz or < 0.
 static int build_AFF(const int *F, int nf, double shift, TsrChol *c) {
   int cap = nf;
   for (int col = 0; col < nf; col++) cap += c->Ap[F[col] + 1] - c->Ap[F[col]];
-  if (grow_int(&c->ffp, &c->cap_ffp, nf + 1) || grow_int(&c->ffi, &c->cap_ffi, cap + 1) ||
-      grow_dbl(&c->ffx, &c->cap_ffx, cap + 1))
+  if (tsr_grow((void **)&c->ffp, &c->cap_ffp, nf + 1, sizeof *c->ffp) ||
+      tsr_grow((void **)&c->ffi, &c->cap_ffi, cap + 1, sizeof *c->ffi) ||
+      tsr_grow((void **)&c->ffx, &c->cap_ffx, cap + 1, sizeof *c->ffx))
     return -1;
   int nz = 0;
   for (int col = 0; col < nf; col++) {
@@ -265,6 +251,24 @@ static int build_AFF(const int *F, int nf, double shift, TsrChol *c) {
   return nz;
 }
 
+// A_FF (ffp/ffi/ffx) as a CHOLMOD matrix header: the upper triangle is used,
+// the lower ignored (stype = 1).
+static cholmod_sparse aff_view(TsrChol *c, int nf) {
+  cholmod_sparse S = {0};
+  S.nrow = S.ncol = (size_t)nf;
+  S.nzmax = (size_t)c->ffp[nf];
+  S.p = c->ffp;
+  S.i = c->ffi;
+  S.x = c->ffx;
+  S.stype = 1;
+  S.itype = CHOLMOD_INT;
+  S.xtype = CHOLMOD_REAL;
+  S.dtype = CHOLMOD_DOUBLE;
+  S.sorted = 1;
+  S.packed = 1;
+  return S;
+}
+
 // Symbolic analysis of A_FF for the induced AMD order, skipped when F is the
 // set analysed last (the pattern of A_FF depends on F only). Chooses the
 // path: LDL's up-looking factorisation when the factor is sparse (flops per
@@ -280,41 +284,38 @@ static int analyse(const int *F, int nf, TsrChol *c) {
     int r = c->loc[c->perm[q]];
     if (r >= 0) c->perm_F[k++] = r;
   }
-  if (grow_int(&c->Lp, &c->cap_ln, nf + 1)) return -1;
-  int cap = c->cap_ln;
-  if (!(c->Parent = realloc(c->Parent, (size_t)cap * sizeof(int))) ||
-      !(c->Lnz = realloc(c->Lnz, (size_t)cap * sizeof(int))) ||
-      !(c->Flag = realloc(c->Flag, (size_t)cap * sizeof(int))) ||
-      !(c->Pattern = realloc(c->Pattern, (size_t)cap * sizeof(int))) ||
-      !(c->Pinv = realloc(c->Pinv, (size_t)cap * sizeof(int))) ||
-      !(c->Dd = realloc(c->Dd, (size_t)cap * sizeof(double))) ||
-      !(c->Yw = realloc(c->Yw, (size_t)cap * sizeof(double))))
-    return -1;
+  if (nf + 1 > c->cap_ln) {  // LDL's per-column arrays, all of one size
+    int cap = nf + 1 + (nf + 1) / 2 + 16;
+    int **iv[] = {&c->Lp, &c->Parent, &c->Lnz, &c->Flag, &c->Pattern, &c->Pinv};
+    double **dv[] = {&c->Dd, &c->Yw};
+    for (size_t k = 0; k < sizeof iv / sizeof *iv; k++) {
+      int *q = realloc(*iv[k], (size_t)cap * sizeof *q);
+      if (!q) return -1;
+      *iv[k] = q;
+    }
+    for (size_t k = 0; k < sizeof dv / sizeof *dv; k++) {
+      double *q = realloc(*dv[k], (size_t)cap * sizeof *q);
+      if (!q) return -1;
+      *dv[k] = q;
+    }
+    c->cap_ln = cap;
+  }
   for (int q = 0; q < nf; q++) c->Pinv[c->perm_F[q]] = q;
   ldl_symbolic(nf, c->ffp, c->ffi, c->Lp, c->Parent, c->Lnz, c->Flag, c->perm_F, c->Pinv);
   double flops = 0.0, lnz = (double)c->Lp[nf] + nf;
   for (int q = 0; q < nf; q++) flops += (double)c->Lnz[q] * (double)c->Lnz[q];
   c->sym_ldl = c->force_path ? c->force_path == 1 : flops < 40.0 * lnz;
   if (c->sym_ldl) {
-    if (grow_int(&c->Li, &c->cap_li, c->Lp[nf] + 1) || grow_dbl(&c->Lx, &c->cap_lx, c->Lp[nf] + 1)) return -1;
+    if (tsr_grow((void **)&c->Li, &c->cap_li, c->Lp[nf] + 1, sizeof *c->Li) ||
+        tsr_grow((void **)&c->Lx, &c->cap_lx, c->Lp[nf] + 1, sizeof *c->Lx))
+      return -1;
   } else {
-    cholmod_sparse S = {0};
-    S.nrow = S.ncol = (size_t)nf;
-    S.nzmax = (size_t)c->ffp[nf];
-    S.p = c->ffp;
-    S.i = c->ffi;
-    S.x = c->ffx;
-    S.stype = 1;  // upper triangle used, lower ignored
-    S.itype = CHOLMOD_INT;
-    S.xtype = CHOLMOD_REAL;
-    S.dtype = CHOLMOD_DOUBLE;
-    S.sorted = 1;
-    S.packed = 1;
+    cholmod_sparse S = aff_view(c, nf);
     c->L = cholmod_analyze_p(&S, c->perm_F, NULL, 0, &c->cc);
     if (!c->L) return -1;
   }
   c->stats.analyses++;
-  if (grow_int(&c->sym_F, &c->cap_sym_F, nf + 1)) return -1;
+  if (tsr_grow((void **)&c->sym_F, &c->cap_sym_F, nf + 1, sizeof *c->sym_F)) return -1;
   memcpy(c->sym_F, F, (size_t)nf * sizeof *F);
   c->sym_nf = nf;
   c->sym_valid = 1;
@@ -328,8 +329,8 @@ static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
   if (analyse(F, nf, c)) return -1;
   c->stats.factorizations++;
   if (c->sym_ldl) {
-    int d = ldl_numeric(nf, c->ffp, c->ffi, c->ffx, c->Lp, c->Parent, c->Lnz, c->Li, c->Lx, c->Dd, c->Yw,
-                        c->Pattern, c->Flag, c->perm_F, c->Pinv);
+    int d = ldl_numeric(nf, c->ffp, c->ffi, c->ffx, c->Lp, c->Parent, c->Lnz, c->Li, c->Lx, c->Dd, c->Yw, c->Pattern,
+                        c->Flag, c->perm_F, c->Pinv);
     // LDL^T needs no pivoting on an SPD matrix; D <= 0 means A_FF is not
     // positive definite (as a failed Cholesky would say).
     int ok = d == nf;
@@ -341,18 +342,7 @@ static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
     c->method = TSR_CHOL_SPARSE_LDL;
     return 0;
   }
-  cholmod_sparse S = {0};
-  S.nrow = S.ncol = (size_t)nf;
-  S.nzmax = (size_t)c->ffp[nf];
-  S.p = c->ffp;
-  S.i = c->ffi;
-  S.x = c->ffx;
-  S.stype = 1;
-  S.itype = CHOLMOD_INT;
-  S.xtype = CHOLMOD_REAL;
-  S.dtype = CHOLMOD_DOUBLE;
-  S.sorted = 1;
-  S.packed = 1;
+  cholmod_sparse S = aff_view(c, nf);
   double beta[2] = {0.0, 0.0};  // the shift is already in ffx
   int ok = cholmod_factorize_p(&S, beta, NULL, 0, c->L, &c->cc);
   if (!ok && c->cc.status != CHOLMOD_NOT_POSDEF) return -1;
@@ -387,37 +377,37 @@ int tsr_chol_solve(const double *rhs, double *x, TsrChol *c) {
   int nf = c->nf, one = 1, info = 0;
   if (nf == 0) return 0;
   switch (c->method) {
-  case TSR_CHOL_DENSE_LLT:
-    if (x != rhs) memcpy(x, rhs, (size_t)nf * sizeof *x);
-    dpotrs_("L", &nf, &one, c->D, &nf, x, &nf, &info);
-    return info ? -1 : 0;
-  case TSR_CHOL_DENSE_LU:
-    if (x != rhs) memcpy(x, rhs, (size_t)nf * sizeof *x);
-    dgetrs_("N", &nf, &one, c->D, &nf, c->ipiv, x, &nf, &info);
-    return info ? -1 : 0;
-  case TSR_CHOL_SPARSE_LDL:
-    // x = P^T L^-T D^-1 L^-1 P rhs
-    ldl_perm(nf, c->Yw, (double *)rhs, c->perm_F);
-    ldl_lsolve(nf, c->Yw, c->Lp, c->Li, c->Lx);
-    ldl_dsolve(nf, c->Yw, c->Dd);
-    ldl_ltsolve(nf, c->Yw, c->Lp, c->Li, c->Lx);
-    ldl_permt(nf, x, c->Yw, c->perm_F);
-    return 0;
-  case TSR_CHOL_SPARSE: {
-    cholmod_dense B = {0};
-    B.nrow = (size_t)nf;
-    B.ncol = 1;
-    B.nzmax = (size_t)nf;
-    B.d = (size_t)nf;
-    B.x = (void *)rhs;
-    B.xtype = CHOLMOD_REAL;
-    B.dtype = CHOLMOD_DOUBLE;
-    if (!cholmod_solve2(CHOLMOD_A, c->L, &B, NULL, &c->X, NULL, &c->Y, &c->E, &c->cc)) return -1;
-    memcpy(x, c->X->x, (size_t)nf * sizeof *x);
-    return 0;
-  }
-  default:
-    return -1;
+    case TSR_CHOL_DENSE_LLT:
+      if (x != rhs) memcpy(x, rhs, (size_t)nf * sizeof *x);
+      dpotrs_("L", &nf, &one, c->D, &nf, x, &nf, &info);
+      return info ? -1 : 0;
+    case TSR_CHOL_DENSE_LU:
+      if (x != rhs) memcpy(x, rhs, (size_t)nf * sizeof *x);
+      dgetrs_("N", &nf, &one, c->D, &nf, c->ipiv, x, &nf, &info);
+      return info ? -1 : 0;
+    case TSR_CHOL_SPARSE_LDL:
+      // x = P^T L^-T D^-1 L^-1 P rhs
+      ldl_perm(nf, c->Yw, (double *)rhs, c->perm_F);
+      ldl_lsolve(nf, c->Yw, c->Lp, c->Li, c->Lx);
+      ldl_dsolve(nf, c->Yw, c->Dd);
+      ldl_ltsolve(nf, c->Yw, c->Lp, c->Li, c->Lx);
+      ldl_permt(nf, x, c->Yw, c->perm_F);
+      return 0;
+    case TSR_CHOL_SPARSE: {
+      cholmod_dense B = {0};
+      B.nrow = (size_t)nf;
+      B.ncol = 1;
+      B.nzmax = (size_t)nf;
+      B.d = (size_t)nf;
+      B.x = (void *)rhs;
+      B.xtype = CHOLMOD_REAL;
+      B.dtype = CHOLMOD_DOUBLE;
+      if (!cholmod_solve2(CHOLMOD_A, c->L, &B, NULL, &c->X, NULL, &c->Y, &c->E, &c->cc)) return -1;
+      memcpy(x, c->X->x, (size_t)nf * sizeof *x);
+      return 0;
+    }
+    default:
+      return -1;
   }
 }
 
@@ -425,16 +415,16 @@ int tsr_chol_solve_many(double *X, int nrhs, TsrChol *c) {
   int nf = c->nf, info = 0;
   if (nf == 0 || nrhs <= 0) return 0;
   switch (c->method) {
-  case TSR_CHOL_DENSE_LLT:
-    dpotrs_("L", &nf, &nrhs, c->D, &nf, X, &nf, &info);
-    return info ? -1 : 0;
-  case TSR_CHOL_DENSE_LU:
-    dgetrs_("N", &nf, &nrhs, c->D, &nf, c->ipiv, X, &nf, &info);
-    return info ? -1 : 0;
-  default:
-    for (int k = 0; k < nrhs; k++)
-      if (tsr_chol_solve(X + (size_t)k * nf, X + (size_t)k * nf, c)) return -1;
-    return 0;
+    case TSR_CHOL_DENSE_LLT:
+      dpotrs_("L", &nf, &nrhs, c->D, &nf, X, &nf, &info);
+      return info ? -1 : 0;
+    case TSR_CHOL_DENSE_LU:
+      dgetrs_("N", &nf, &nrhs, c->D, &nf, c->ipiv, X, &nf, &info);
+      return info ? -1 : 0;
+    default:
+      for (int k = 0; k < nrhs; k++)
+        if (tsr_chol_solve(X + (size_t)k * nf, X + (size_t)k * nf, c)) return -1;
+      return 0;
   }
 }
 
@@ -452,51 +442,52 @@ int tsr_chol_schur(double *Gt, int ng, double *S, TsrChol *c) {
   memset(S, 0, (size_t)ng * (size_t)ng * sizeof *S);
   if (nf == 0) return 0;
   switch (c->method) {
-  case TSR_CHOL_SPARSE_LDL:
-    // Z = D^-1/2 L^-1 P G^T (D > 0, checked when factorising), S = Z^T Z.
-    for (int a = 0; a < ng; a++) {
-      double *y = Gt + (size_t)a * nf;
-      ldl_perm(nf, c->Yw, y, c->perm_F);
-      // ldl_lsolve, skipping the columns of L where the (sparse) solution is
-      // zero: a coupling row touches one or two bodies, so only the part of
-      // the elimination tree above them is reached.
-      double *X = c->Yw;
-      for (int j = 0; j < nf; j++) {
-        double xj = X[j];
-        if (xj == 0.0) continue;
-        for (int q = c->Lp[j]; q < c->Lp[j + 1]; q++) X[c->Li[q]] -= c->Lx[q] * xj;
-      }
-      for (int k = 0; k < nf; k++) y[k] = X[k] / sqrt(c->Dd[k]);
-    }
-    syrk_full(nf, ng, Gt, S);
-    return 0;
-  case TSR_CHOL_DENSE_LLT: {
-    double one = 1.0;
-    dtrsm_("L", "L", "N", "N", &nf, &ng, &one, c->D, &nf, Gt, &nf);  // Y = L^-1 G^T
-    syrk_full(nf, ng, Gt, S);
-    return 0;
-  }
-  default: {
-    // CHOLMOD or LU: K = A_FF^-1 G^T by full solves, S = G K symmetrised.
-    size_t need = (size_t)nf * (size_t)ng;
-    double *G = malloc(need * sizeof *G);
-    if (!G) return -1;
-    memcpy(G, Gt, need * sizeof *G);
-    if (tsr_chol_solve_many(Gt, ng, c)) {
-      free(G);
-      return -1;
-    }
-    for (int b = 0; b < ng; b++)
+    case TSR_CHOL_SPARSE_LDL:
+      // Z = D^-1/2 L^-1 P G^T (D > 0, checked when factorising), S = Z^T Z.
       for (int a = 0; a < ng; a++) {
-        double v = 0.0;
-        for (int k = 0; k < nf; k++) v += G[(size_t)a * nf + k] * Gt[(size_t)b * nf + k];
-        S[a + (size_t)b * ng] = v;
+        double *y = Gt + (size_t)a * nf;
+        ldl_perm(nf, c->Yw, y, c->perm_F);
+        // ldl_lsolve, skipping the columns of L where the (sparse) solution is
+        // zero: a coupling row touches one or two bodies, so only the part of
+        // the elimination tree above them is reached.
+        double *X = c->Yw;
+        for (int j = 0; j < nf; j++) {
+          double xj = X[j];
+          if (xj == 0.0) continue;
+          for (int q = c->Lp[j]; q < c->Lp[j + 1]; q++) X[c->Li[q]] -= c->Lx[q] * xj;
+        }
+        for (int k = 0; k < nf; k++) y[k] = X[k] / sqrt(c->Dd[k]);
       }
-    for (int a = 0; a < ng; a++)
-      for (int b = a + 1; b < ng; b++)
-        S[a + (size_t)b * ng] = S[b + (size_t)a * ng] = 0.5 * (S[a + (size_t)b * ng] + S[b + (size_t)a * ng]);
-    free(G);
-    return 0;
-  }
+      syrk_full(nf, ng, Gt, S);
+      return 0;
+    case TSR_CHOL_DENSE_LLT: {
+      double one = 1.0;
+      dtrsm_("L", "L", "N", "N", &nf, &ng, &one, c->D, &nf, Gt, &nf);  // Y = L^-1 G^T
+      syrk_full(nf, ng, Gt, S);
+      return 0;
+    }
+    default: {
+      // CHOLMOD or LU: K = A_FF^-1 G^T by full solves, S = G K symmetrised.
+      size_t need = (size_t)nf * (size_t)ng;
+      if (need > c->cap_G) {
+        double *q = realloc(c->G, need * sizeof *q);
+        if (!q) return -1;
+        c->G = q;
+        c->cap_G = need;
+      }
+      double *G = c->G;
+      memcpy(G, Gt, need * sizeof *G);
+      if (tsr_chol_solve_many(Gt, ng, c)) return -1;
+      for (int b = 0; b < ng; b++)
+        for (int a = 0; a < ng; a++) {
+          double v = 0.0;
+          for (int k = 0; k < nf; k++) v += G[(size_t)a * nf + k] * Gt[(size_t)b * nf + k];
+          S[a + (size_t)b * ng] = v;
+        }
+      for (int a = 0; a < ng; a++)
+        for (int b = a + 1; b < ng; b++)
+          S[a + (size_t)b * ng] = S[b + (size_t)a * ng] = 0.5 * (S[a + (size_t)b * ng] + S[b + (size_t)a * ng]);
+      return 0;
+    }
   }
 }

@@ -10,6 +10,7 @@
 // J_ik M_k^-1 J_jk^T. A is assembled column by column from per-body row lists:
 // the work is sum_k d_k^2 (d_k = rows touching body k), never O(m^2).
 #include "mlcp/mlcp.h"
+#include "util/grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -41,10 +42,10 @@ void tsr_rowset_free(TsrRowSet *s) {
 // ---------------------------------------------------------------- problem
 
 typedef struct {
-  int *head;   // [n_bodies + 1] start of each body's entries in list
-  int *list;   // row * 2 + side, increasing row within a body
-  double *W;   // [12 * m]: M_k^-1 J_ik^T for side 0 then side 1 of each row
-  int *next;   // [m] symmetrisation cursor
+  int *head;  // [n_bodies + 1] start of each body's entries in list
+  int *list;  // row * 2 + side, increasing row within a body
+  double *W;  // [12 * m]: M_k^-1 J_ik^T for side 0 then side 1 of each row
+  int *next;  // [m] symmetrisation cursor
   int cap_bodies, cap_list, cap_rows, cap_next;
 } TsrAssemblyWork;
 
@@ -97,16 +98,6 @@ int tsr_mlcp_reserve(TsrMlcp *p, int m, int nnz) {
   return 0;
 }
 
-static int grow(void **a, int *cap, int need, size_t elem) {
-  if (need <= *cap && *a) return 0;
-  int n = need + need / 2 + 16;
-  void *q = realloc(*a, (size_t)n * elem);
-  if (!q) return -1;
-  *a = q;
-  *cap = n;
-  return 0;
-}
-
 static inline double dot6(const double *a, const double *b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
@@ -133,9 +124,9 @@ int tsr_mlcp_assemble(const TsrRowSet *rows, int n_bodies, const double *inv_mas
   int m = rows->count;
   if (!out->work && !(out->work = calloc(1, sizeof(TsrAssemblyWork)))) return -1;
   TsrAssemblyWork *w = out->work;
-  if (grow((void **)&w->head, &w->cap_bodies, n_bodies + 2, sizeof(int))) return -1;
-  if (grow((void **)&w->W, &w->cap_rows, 12 * m + 1, sizeof(double))) return -1;
-  if (grow((void **)&w->next, &w->cap_next, m + 1, sizeof(int))) return -1;
+  if (tsr_grow((void **)&w->head, &w->cap_bodies, n_bodies + 2, sizeof(int))) return -1;
+  if (tsr_grow((void **)&w->W, &w->cap_rows, 12 * m + 1, sizeof(double))) return -1;
+  if (tsr_grow((void **)&w->next, &w->cap_next, m + 1, sizeof(int))) return -1;
 
   // Per-body lists of (row, side): counting sort keeps rows increasing.
   int *head = w->head;
@@ -150,7 +141,7 @@ int tsr_mlcp_assemble(const TsrRowSet *rows, int n_bodies, const double *inv_mas
         n_entries++;
       }
   for (int k = 0; k < n_bodies; k++) head[k + 2] += head[k + 1];
-  if (grow((void **)&w->list, &w->cap_list, n_entries + 1, sizeof(int))) return -1;
+  if (tsr_grow((void **)&w->list, &w->cap_list, n_entries + 1, sizeof(int))) return -1;
   for (int i = 0; i < m; i++)
     for (int s = 0; s < 2; s++)
       if (TSR_MOVING(R[i].body[s])) w->list[head[R[i].body[s] + 1]++] = 2 * i + s;

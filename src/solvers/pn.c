@@ -40,7 +40,7 @@
 struct TsrPn {
   TsrChol *chol;
   int cap;
-  double *w, *d, *trial, *delta, *Ad, *rhs, *x;
+  double *w, *d, *trial, *delta, *Ad, *rhs, *x, *diag;
   int *F;
   int8_t *binding;
   double eps0;
@@ -66,7 +66,7 @@ void tsr_pn_free(TsrPn **ppn) {
   TsrPn *pn = ppn ? *ppn : NULL;
   if (!pn) return;
   tsr_chol_free(&pn->chol);
-  free(pn->w), free(pn->d), free(pn->trial), free(pn->delta), free(pn->Ad), free(pn->rhs), free(pn->x);
+  free(pn->w), free(pn->d), free(pn->trial), free(pn->delta), free(pn->Ad), free(pn->rhs), free(pn->x), free(pn->diag);
   free(pn->F), free(pn->binding);
   free(pn);
   *ppn = NULL;
@@ -75,7 +75,7 @@ void tsr_pn_free(TsrPn **ppn) {
 static int reserve(TsrPn *pn, int m) {
   if (m <= pn->cap && pn->w) return 0;
   int c = m + m / 4 + 8;
-  double **dv[] = {&pn->w, &pn->d, &pn->trial, &pn->delta, &pn->Ad, &pn->rhs, &pn->x};
+  double **dv[] = {&pn->w, &pn->d, &pn->trial, &pn->delta, &pn->Ad, &pn->rhs, &pn->x, &pn->diag};
   for (size_t k = 0; k < sizeof dv / sizeof *dv; k++) {
     double *q = realloc(*dv[k], (size_t)c * sizeof *q);
     if (!q) return -1;
@@ -108,6 +108,11 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
   for (int q = 0; q < p->Ap[m]; q++) amax = tsr_maxd(amax, fabs(p->Ax[q]));
   for (int i = 0; i < m; i++) bmax = tsr_maxd(bmax, fabs(p->b[i]));
   if (!(amax > 0.0)) amax = 1.0;
+  for (int i = 0; i < m; i++) {  // diag(A), the scaling of the binding rows' steps
+    pn->diag[i] = amax;
+    for (int q = p->Ap[i]; q < p->Ap[i + 1]; q++)
+      if (p->Ai[q] == i && p->Ax[q] > 0.0) pn->diag[i] = p->Ax[q];
+  }
   const double sigma = 1e-4;
   double *w = pn->w, *d = pn->d, *trial = pn->trial, *D = pn->delta, *Ad = pn->Ad;
   for (int i = 0; i < m; i++) lambda[i] = clamp(isfinite(lambda[i]) ? lambda[i] : 0.0, p->lo[i], p->hi[i]);
@@ -159,13 +164,8 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
       }
     }
     // Scaled gradient on B (diagonal of A).
-    for (int i = 0; i < m; i++) {
-      if (!pn->binding[i]) continue;
-      double aii = 0.0;
-      for (int q = p->Ap[i]; q < p->Ap[i + 1]; q++)
-        if (p->Ai[q] == i) aii = p->Ax[q];
-      d[i] = p->lo[i] == p->hi[i] ? 0.0 : -w[i] / (aii > 0.0 ? aii : amax);
-    }
+    for (int i = 0; i < m; i++)
+      if (pn->binding[i]) d[i] = p->lo[i] == p->hi[i] ? 0.0 : -w[i] / pn->diag[i];
     // Armijo along the projection arc.
     double a = 1.0;
     int accepted = 0;

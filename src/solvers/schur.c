@@ -49,6 +49,7 @@
 #include "solvers/schur.h"
 #include "math/tsr_math.h"
 #include "util/clock.h"
+#include "util/grow.h"
 
 #include <math.h>
 #include <omp.h>
@@ -63,26 +64,16 @@ struct TsrSchur {
   int cycle_fix;
   int trace;
   int measure_cond;
-  double *dense;          // scratch of the condition number
+  double *dense;  // scratch of the condition number
   size_t cap_dense;
   int cap_hist;
   uint64_t *hist;
-  int cap_best;           // the best coupling iterate (lowest Eq. 29 residual)
+  int cap_best;  // the best coupling iterate (lowest Eq. 29 residual)
   double *best_lambda;
   int8_t *best_set;
 };
 
 double tsr_substructure_now(void) { return tsr_now_seconds(); }
-
-static int grow_i(int **a, int *cap, int need) {
-  if (need <= *cap && *a) return 0;
-  int n = need + need / 4 + 8;
-  int *q = realloc(*a, (size_t)n * sizeof *q);
-  if (!q) return -1;
-  *a = q;
-  *cap = n;
-  return 0;
-}
 
 static int grow_d(double **a, size_t *cap, size_t need) {
   if (need <= *cap && *a) return 0;
@@ -107,7 +98,6 @@ void tsr_substructure_free(TsrSubstructure *ss) {
   for (int i = 0; i < ss->cap_sub; i++) sub_free(&ss->sub[i]);
   free(ss->sub), free(ss->order), free(ss->sub_of), free(ss->loc), free(ss->gamma), free(ss->w);
   free(ss->lam_g), free(ss->lam_g_old), free(ss->set_g);
-  free(ss->ti), free(ss->tj), free(ss->tk), free(ss->tx), free(ss->cnt);
   free(ss->ip), free(ss->ii), free(ss->ib), free(ss->mark), free(ss->list), free(ss->spa);
   tsr_mlcp_free(&ss->iface);
   tsr_bpp_free(&ss->ibpp);
@@ -190,7 +180,7 @@ static int sub_extract(const TsrMlcp *p, const int *sub_of, const int *loc, int 
     A->hi[c] = p->hi[j];
   }
   // Gamma_i: the distinct interface rows in G_i, increasing; Gl = position.
-  if (grow_i(&u->gam, &u->cap_ng, ng + 1)) return -1;
+  if (tsr_grow((void **)&u->gam, &u->cap_ng, ng + 1, sizeof *u->gam)) return -1;
   int k = 0;
   for (int q = 0; q < ng; q++) u->gam[k++] = u->Gg[q];
   // Sorted: thousands of entries on the towers (an insertion sort there was
@@ -204,8 +194,10 @@ static int sub_extract(const TsrMlcp *p, const int *sub_of, const int *loc, int 
     int lo = 0, hi = nu - 1, g = u->Gg[q];
     while (lo < hi) {
       int mid = (lo + hi) / 2;
-      if (u->gam[mid] < g) lo = mid + 1;
-      else hi = mid;
+      if (u->gam[mid] < g)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     u->Gl[q] = lo;
   }
@@ -253,7 +245,7 @@ int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const Tsr
   }
   ss->ng = ng;
   int cg = ss->cap_ng;
-  if (grow_i(&ss->gamma, &ss->cap_ng, ng + 1)) return -1;
+  if (tsr_grow((void **)&ss->gamma, &ss->cap_ng, ng + 1, sizeof *ss->gamma)) return -1;
   if (ss->cap_ng != cg || !ss->lam_g) {
     free(ss->lam_g), free(ss->lam_g_old), free(ss->set_g);
     ss->lam_g = malloc((size_t)ss->cap_ng * sizeof(double));
@@ -268,8 +260,10 @@ int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const Tsr
   }
   for (int r = 0; r < m; r++) {
     int s = ss->sub_of[r];
-    if (s < 0) ss->gamma[ss->loc[r]] = r;
-    else ss->sub[s].rows[ss->sub[s].n++] = r;
+    if (s < 0)
+      ss->gamma[ss->loc[r]] = r;
+    else
+      ss->sub[s].rows[ss->sub[s].n++] = r;
   }
   // Schedule: largest first (ties by index), a deterministic order.
   for (int i = 0; i < nsub; i++) ss->order[i] = i;
@@ -403,73 +397,13 @@ static int sub_schur(TsrSchurSub *u, double amax_shift, int fixed_solve) {
   return tsr_chol_schur(K, ng, u->Sblk, ch) ? -1 : 0;
 }
 
-// Triplets (row, col, value) into the CSC of ss->iface, summing duplicates in
-// the order the triplets were given (two stable counting sorts).
-static int assemble_csc(int n, int nt, TsrSubstructure *ss) {
-  TsrMlcp *S = &ss->iface;
-  int *cnt = ss->cnt;
-  memset(cnt, 0, (size_t)(n + 1) * sizeof *cnt);
-  for (int t = 0; t < nt; t++) cnt[ss->ti[t] + 1]++;
-  for (int r = 0; r < n; r++) cnt[r + 1] += cnt[r];
-  for (int t = 0; t < nt; t++) ss->tk[cnt[ss->ti[t]]++] = t;  // by row, stable
-  memset(cnt, 0, (size_t)(n + 1) * sizeof *cnt);
-  for (int t = 0; t < nt; t++) cnt[ss->tj[t] + 1]++;
-  for (int c = 0; c < n; c++) cnt[c + 1] += cnt[c];
-  if (tsr_mlcp_reserve(S, n, nt)) return -1;
-  // Second pass: scatter by column in row order, then compress duplicates.
-  int *next = S->Ap;  // reuse Ap as the fill pointer
-  memcpy(next, cnt, (size_t)(n + 1) * sizeof *next);
-  for (int s = 0; s < nt; s++) {
-    int t = ss->tk[s];
-    int d = next[ss->tj[t]]++;
-    S->Ai[d] = ss->ti[t];
-    S->Ax[d] = ss->tx[t];
-  }
-  int out = 0;
-  S->Ap[0] = 0;
-  for (int c = 0; c < n; c++) {
-    int beg = cnt[c], end = cnt[c + 1];
-    int start = out;
-    for (int q = beg; q < end; q++) {
-      if (out > start && S->Ai[out - 1] == S->Ai[q]) {
-        S->Ax[out - 1] += S->Ax[q];
-      } else {
-        S->Ai[out] = S->Ai[q];
-        S->Ax[out++] = S->Ax[q];
-      }
-    }
-    S->Ap[c + 1] = out;
-  }
-  S->m = n;
-  S->symmetric = 1;
-  return 0;
-}
-
-static int triplets_reserve(TsrSubstructure *ss, int nt, int n) {
-  if (nt > ss->cap_t || !ss->ti) {
-    int c = nt + nt / 4 + 16;
-    free(ss->ti), free(ss->tj), free(ss->tk), free(ss->tx);
-    ss->ti = malloc((size_t)c * sizeof(int));
-    ss->tj = malloc((size_t)c * sizeof(int));
-    ss->tk = malloc((size_t)c * sizeof(int));
-    ss->tx = malloc((size_t)c * sizeof(double));
-    if (!ss->ti || !ss->tj || !ss->tk || !ss->tx) return ss->cap_t = 0, -1;
-    ss->cap_t = c;
-  }
-  int *q = realloc(ss->cnt, (size_t)(n + 2) * sizeof *q);
-  if (!q) return -1;
-  ss->cnt = q;
-  return 0;
-}
-
-static int interface_rhs(const TsrMlcp *p, int with_schur, TsrSubstructure *ss);
-
-// S_Gamma = A_Gamma - sum_i Sblk_i (Eq. 24) into ss->iface, column by column
-// with a sparse accumulator: each entry sums A_Gamma's value first, then the
-// blocks in subsystem order (the order does not depend on the thread count).
-// nt bounds the entries. The towers' 1,000-row interfaces with 100-row blocks
-// made the triplet sort of the FBIC path 16% of a step.
-static int schur_by_columns(const TsrMlcp *p, int nt, TsrSubstructure *ss) {
+// A_Gamma (with_schur = 0) or S_Gamma = A_Gamma - sum_i Sblk_i (Eq. 24) into
+// ss->iface, column by column with a sparse accumulator: each entry sums
+// A_Gamma's value first, then the blocks in subsystem order (the order does
+// not depend on the thread count). nt bounds the entries. (A triplet list
+// sorted twice did this before: 16% of a log_tower step, for interfaces of
+// 1,000 rows with 100-row blocks.)
+static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSubstructure *ss) {
   int ng = ss->ng, tot = 0;
   for (int i = 0; i < ss->n_sub; i++) tot += ss->sub[i].ng;
   if (tot + 1 > ss->cap_inv || !ss->ii) {
@@ -494,10 +428,10 @@ static int schur_by_columns(const TsrMlcp *p, int nt, TsrSubstructure *ss) {
   }
   int *ip = ss->ip;
   memset(ip, 0, (size_t)(ng + 1) * sizeof *ip);
-  for (int i = 0; i < ss->n_sub; i++)
+  for (int i = 0; with_schur && i < ss->n_sub; i++)
     for (int b = 0; b < ss->sub[i].ng; b++) ip[ss->sub[i].gam[b] + 1]++;
   for (int g = 0; g < ng; g++) ip[g + 1] += ip[g];
-  for (int i = 0; i < ss->n_sub; i++)  // subsystem order within each column
+  for (int i = 0; with_schur && i < ss->n_sub; i++)  // subsystem order within each column
     for (int b = 0; b < ss->sub[i].ng; b++) {
       int g = ss->sub[i].gam[b], q = ip[g]++;
       ss->ii[q] = i, ss->ib[q] = b;
@@ -555,37 +489,9 @@ int tsr_substructure_interface(const TsrMlcp *p, int with_schur, TsrSubstructure
     int j = ss->gamma[g];
     for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) nt += ss->sub_of[p->Ai[q]] < 0;
   }
-  if (with_schur) {
-    for (int i = 0; i < ss->n_sub; i++) nt += ss->sub[i].ng * ss->sub[i].ng;
-    if (schur_by_columns(p, nt, ss)) return -1;
-    return interface_rhs(p, with_schur, ss);
-  }
-  if (triplets_reserve(ss, nt, ng)) return -1;
-  nt = 0;
-  for (int g = 0; g < ng; g++) {
-    int j = ss->gamma[g];
-    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) {
-      int r = p->Ai[q];
-      if (ss->sub_of[r] >= 0) continue;
-      ss->ti[nt] = ss->loc[r], ss->tj[nt] = g, ss->tx[nt++] = p->Ax[q];
-    }
-  }
-  if (with_schur)
-    for (int i = 0; i < ss->n_sub; i++) {
-      const TsrSchurSub *u = &ss->sub[i];
-      for (int b = 0; b < u->ng; b++)
-        for (int a = 0; a < u->ng; a++) {
-          ss->ti[nt] = u->gam[a], ss->tj[nt] = u->gam[b];
-          ss->tx[nt++] = -u->Sblk[a + (size_t)b * u->ng];
-        }
-    }
-  if (assemble_csc(ng, nt, ss)) return -1;
-  return interface_rhs(p, with_schur, ss);
-}
-
-// iface.b = b_Gamma (+ z_Gamma terms), bounds.
-static int interface_rhs(const TsrMlcp *p, int with_schur, TsrSubstructure *ss) {
-  int ng = ss->ng;
+  for (int i = 0; with_schur && i < ss->n_sub; i++) nt += ss->sub[i].ng * ss->sub[i].ng;
+  if (interface_by_columns(p, with_schur, nt, ss)) return -1;
+  // b_Gamma (+ the z_Gamma terms of Eq. 25), bounds.
   TsrMlcp *S = &ss->iface;
   for (int g = 0; g < ng; g++) {
     int j = ss->gamma[g];
@@ -632,8 +538,8 @@ const TsrSchurTimes *tsr_schur_times(const TsrSchur *s) { return &s->ss.times; }
 
 void tsr_schur_measure_cond(TsrSchur *s, int on) { s->measure_cond = on; }
 
-extern void dsyev_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *w,
-                   double *work, const int *lwork, int *info);
+extern void dsyev_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *w, double *work,
+                   const int *lwork, int *info);
 
 // cond_2 of the symmetric interface matrix in ss->iface (eigenvalues by LAPACK).
 static void add_cond(TsrSchur *s) {
@@ -803,8 +709,8 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
         TsrSchurSub *u = &ss->sub[i];
         for (int c = 0; c < u->n; c++)
           if (u->set[c] != u->prev_set[c])
-            fprintf(stderr, "  sub %d row %d: %d -> %d  lambda %.6e  lo %.3e hi %.3e\n", i, u->rows[c],
-                    u->prev_set[c], u->set[c], u->lambda[c], u->mlcp.lo[c], u->mlcp.hi[c]);
+            fprintf(stderr, "  sub %d row %d: %d -> %d  lambda %.6e  lo %.3e hi %.3e\n", i, u->rows[c], u->prev_set[c],
+                    u->set[c], u->lambda[c], u->mlcp.lo[c], u->mlcp.hi[c]);
       }
     }
     if ((same && solved) || res <= res_tol) {

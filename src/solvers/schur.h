@@ -70,10 +70,6 @@ typedef struct {
   int8_t *set_g;
   // interface MLCP (S_Gamma or A_Gamma) and its assembly scratch
   TsrMlcp iface;
-  int cap_t;
-  int *ti, *tj, *tk;       // triplets (row, col) and a permutation
-  double *tx;
-  int *cnt;
   // S_Gamma by columns: for interface column g, the (subsystem, local
   // index) pairs that hold it (ip, ii, ib), and a sparse accumulator.
   int *ip, *ii, *ib, *mark, *list;

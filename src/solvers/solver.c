@@ -100,6 +100,29 @@ oom:
 // pivoting can wander for hundreds of pivots there (seen: 1,400 from all-free
 // on 138 rows), whereas from the set of 500 PGS sweeps it needed 3. The
 // fallback costs nothing on steps that converge.
+// Keeps lambda / index_set in s->retry_* as the best iterate so far when a
+// solve that ran out of its budget (rc > 0) left a lower residual.
+static void keep_if_better(TsrSolver *s, const TsrMlcp *p, int rc, const TsrSolveStats *st, const double *lambda,
+                           const int8_t *index_set, TsrSolveStats *best) {
+  if (rc <= 0 || !(st->residual < best->residual)) return;
+  *best = *st;
+  memcpy(s->retry_lambda, lambda, (size_t)p->m * sizeof *lambda);
+  if (index_set) memcpy(s->retry_set, index_set, (size_t)p->m);
+}
+
+// BPP warm-started from the index set (Eq. 12, tolerance eta) of an
+// approximate solution in lambda. Without a caller's index set, retry_set
+// (unused then) is the scratch.
+static int bpp_from_iterate(TsrSolver *s, const TsrMlcp *p, int max_pivots, double *lambda, int8_t *index_set,
+                            TsrSolveStats *st) {
+  int8_t *seed = index_set ? index_set : s->retry_set;
+  tsr_mlcp_index_set(p, lambda, s->params.index_tolerance, seed);
+  TsrSolverParams bp = s->params;
+  bp.warm_start = 1;
+  bp.max_pivots = max_pivots;
+  return tsr_bpp_solve(p, &bp, lambda, seed, st, s->bpp);
+}
+
 static int bpp_with_restart(TsrSolver *s, const TsrMlcp *p, double *lambda, int8_t *index_set,
                             TsrSolveStats *stats) {
   if (p->m > s->retry_cap) {
@@ -133,31 +156,19 @@ static int bpp_with_restart(TsrSolver *s, const TsrMlcp *p, double *lambda, int8
       stats->iterations = spent, stats->factorizations = facts;
       return 0;
     }
-    if (prc > 0 && pst.residual < first.residual) {
-      first = pst;
-      memcpy(s->retry_lambda, lambda, (size_t)p->m * sizeof *lambda);
-      if (index_set) memcpy(s->retry_set, index_set, (size_t)p->m);
-    }
+    keep_if_better(s, p, prc, &pst, lambda, index_set, &first);
     if (prc > 0) {
-      // Near the minimiser after the Newton steps: its index set (Eq. 12,
-      // tolerance eta) seeds block pivoting again.
-      int8_t *seed = index_set ? index_set : s->retry_set;
-      tsr_mlcp_index_set(p, lambda, s->params.index_tolerance, seed);
-      TsrSolverParams bp = s->params;
-      bp.warm_start = 1;
+      // Near the minimiser after the Newton steps: its index set seeds
+      // block pivoting again.
       TsrSolveStats bst = {0};
-      int brc = tsr_bpp_solve(p, &bp, lambda, seed, &bst, s->bpp);
+      int brc = bpp_from_iterate(s, p, s->params.max_pivots, lambda, index_set, &bst);
       spent += bst.iterations, facts += bst.factorizations;
       if (brc == 0) {
         *stats = bst;
         stats->iterations = spent, stats->factorizations = facts;
         return 0;
       }
-      if (brc > 0 && bst.residual < first.residual) {
-        first = bst;
-        memcpy(s->retry_lambda, lambda, (size_t)p->m * sizeof *lambda);
-        if (index_set) memcpy(s->retry_set, index_set, (size_t)p->m);
-      }
+      keep_if_better(s, p, brc, &bst, lambda, index_set, &first);
     }
   }
   if (!s->pgs && !(s->pgs = tsr_pgs_create())) goto keep_first;
@@ -173,11 +184,7 @@ static int bpp_with_restart(TsrSolver *s, const TsrMlcp *p, double *lambda, int8
     stats->iterations = spent, stats->factorizations = facts;
     return 0;
   }
-  if (rc1 > 0 && stats->residual < first.residual) {
-    first = *stats;
-    memcpy(s->retry_lambda, lambda, (size_t)p->m * sizeof *lambda);
-    if (index_set) memcpy(s->retry_set, index_set, (size_t)p->m);
-  }
+  keep_if_better(s, p, rc1, stats, lambda, index_set, &first);
   // 2. PGS from zero: the failed BPP iterate can be far off (huge impulses of a
   // nearly singular A_FF).
   TsrSolverParams pp = s->params;
@@ -185,13 +192,7 @@ static int bpp_with_restart(TsrSolver *s, const TsrMlcp *p, double *lambda, int8
   TsrSolveStats pst = {0};
   memset(lambda, 0, (size_t)p->m * sizeof *lambda);
   if (tsr_pgs_solve(p, &pp, lambda, &pst, s->pgs) < 0) goto keep_first;
-  // Without a caller's index set, retry_set (unused then) is the scratch.
-  int8_t *seed = index_set ? index_set : s->retry_set;
-  tsr_mlcp_index_set(p, lambda, s->params.index_tolerance, seed);
-  TsrSolverParams bp = s->params;
-  bp.warm_start = 1;
-  bp.max_pivots = 4 * s->params.max_pivots;
-  int rc2 = tsr_bpp_solve(p, &bp, lambda, seed, stats, s->bpp);
+  int rc2 = bpp_from_iterate(s, p, 4 * s->params.max_pivots, lambda, index_set, stats);
   spent += stats->iterations, facts += stats->factorizations;
   if (rc2 >= 0 && (rc2 == 0 || stats->residual <= first.residual)) {
     stats->iterations = spent, stats->factorizations = facts;

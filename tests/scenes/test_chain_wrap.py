@@ -19,39 +19,23 @@ Environment: TSR_TESSERA (the tessera binary), TSR_EXAMPLES (examples/).
 Usage: test_chain_wrap.py [SOLVER]   (exit 0 pass, 1 fail, 77 skip)
 """
 import os
-import subprocess
 import sys
 import tempfile
 
-try:
-    import h5py
-    import numpy as np
-except ImportError as e:
-    print("SKIP: %s" % e)
-    sys.exit(77)
+from scene_check import EXAMPLES, check, finish, run_tessera
 
-TESSERA = os.environ["TSR_TESSERA"]
-MODEL = os.path.join(os.environ["TSR_EXAMPLES"], "chain_wrap.yaml")
+import h5py  # noqa: E402 (scene_check skips when it is missing)
+import numpy as np  # noqa: E402
+
+MODEL = os.path.join(EXAMPLES, "chain_wrap.yaml")
 SOLVER = sys.argv[1] if len(sys.argv) > 1 else "direct-bpp"
 STEPS = 600
 G = 9.81
 
-failures = []
-
-
-def check(ok, what):
-    print("%s %s" % ("ok  " if ok else "FAIL", what))
-    if not ok:
-        failures.append(what)
-
 
 with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "cw.h5")
-    p = subprocess.run([TESSERA, "run", MODEL, "-o", out, "--steps", str(STEPS), "--solver", SOLVER, "--quiet"],
-                       capture_output=True, text=True)
-    check(p.returncode == 0, "run exits 0 (%d: %s)" % (p.returncode, p.stderr.strip()[-300:]))
-    if p.returncode != 0:
-        sys.exit(1)
+    run_tessera(MODEL, out, "--steps", STEPS, "--solver", SOLVER)
     with h5py.File(out, "r") as f:
         names = list(f["/model/body_names"].asstr()[:])
         mass = np.where(f["/model/body_fixed"][:] != 0, 0.0, f["/model/body_mass"][:])
@@ -67,4 +51,4 @@ with tempfile.TemporaryDirectory() as tmp:
     E = (0.5 * mass * (V[:, :, :3] ** 2).sum(axis=2) + mass * G * P[:, :, 2]).sum(axis=1)
     check(E.max() <= E[0] + 10.0, "energy never above its start + 10 J (max gain %.2f J)" % (E.max() - E[0]))
 
-sys.exit(1 if failures else 0)
+finish()

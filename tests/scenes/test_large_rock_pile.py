@@ -31,41 +31,24 @@ Usage: TSR_TESSERA=build/tessera TSR_EXAMPLES=examples python3 test_large_rock_p
 TSR_SOURCE_ROOT/examples, then ../../examples.)
 """
 import os
-import subprocess
 import sys
 import tempfile
 
-import h5py
-import numpy as np
+from scene_check import check, failures, finish, generate, run_tessera
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TESSERA = os.environ["TSR_TESSERA"]
-EXAMPLES = os.environ.get("TSR_EXAMPLES") or os.path.join(
-    os.environ.get("TSR_SOURCE_ROOT", os.path.join(HERE, "..", "..")), "examples")
-GEN = os.path.join(EXAMPLES, "gen_large_rock_pile.py")
+import h5py  # noqa: E402 (scene_check skips when it is missing)
+import numpy as np  # noqa: E402
+
 SOLVER = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("TSR_SOLVER", "schur-bpp")
 DURATION = 5.0
 SPEED = 0.5
 
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
-
 
 with tempfile.TemporaryDirectory() as tmp:
     model = os.path.join(tmp, "pile40.yaml")
-    with open(model, "w") as f:
-        subprocess.run([sys.executable, GEN, "--rocks", "40", "--duration", str(DURATION)], stdout=f, check=True)
+    generate("gen_large_rock_pile.py", model, "--rocks", 40, "--duration", DURATION)
     out = os.path.join(tmp, "pile40.h5")
-    p = subprocess.run([TESSERA, "run", model, "-o", out, "--solver", SOLVER, "--quiet", "--threads", "1"],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        print(p.stdout + p.stderr)
-    check(p.returncode == 0, "tessera run --solver %s exits 0" % SOLVER)
+    run_tessera(model, out, "--solver", SOLVER, "--threads", 1)
     with h5py.File(out, "r") as f:
         names = list(f["/model/body_names"].asstr()[:])
         mass = f["/model/body_mass"][:]
@@ -103,4 +86,4 @@ check(np.median(late) < 0.005 and np.percentile(late, 98) < 0.015 and late.max()
       "(during the drop %.4f m)" % (np.median(late), np.percentile(late, 98), late.max(), pen[:k2].max()))
 print("info: %d steps, %d not converged, max MLCP error %.2e" % (len(conv), int((conv == 0).sum()), err.max()))
 print("%d checks failed" % len(failures))
-sys.exit(1 if failures else 0)
+finish()

@@ -23,40 +23,22 @@ Usage: TSR_TESSERA=build/tessera TSR_EXAMPLES=examples python3 test_log_tower.py
 TSR_SOURCE_ROOT/examples, then ../../examples.)
 """
 import os
-import subprocess
 import sys
 import tempfile
 
-import h5py
-import numpy as np
+from scene_check import check, failures, finish, generate, run_tessera
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TESSERA = os.environ["TSR_TESSERA"]
-EXAMPLES = os.environ.get("TSR_EXAMPLES") or os.path.join(
-    os.environ.get("TSR_SOURCE_ROOT", os.path.join(HERE, "..", "..")), "examples")
-GEN = os.path.join(EXAMPLES, "gen_log_tower.py")
+import h5py  # noqa: E402 (scene_check skips when it is missing)
+import numpy as np  # noqa: E402
+
 SOLVER = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("TSR_SOLVER", "schur-bpp")
-
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
 
 
 with tempfile.TemporaryDirectory() as tmp:
     model = os.path.join(tmp, "tower48.yaml")
-    with open(model, "w") as f:
-        subprocess.run([sys.executable, GEN, "--logs", "48", "--ball-distance", "2.0", "--duration", "1.5"],
-                       stdout=f, check=True)
+    generate("gen_log_tower.py", model, "--logs", 48, "--ball-distance", 2.0, "--duration", 1.5)
     out = os.path.join(tmp, "tower48.h5")
-    p = subprocess.run([TESSERA, "run", model, "-o", out, "--solver", SOLVER, "--quiet", "--threads", "1"],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        print(p.stdout + p.stderr)
-    check(p.returncode == 0, "tessera run --solver %s exits 0" % SOLVER)
+    run_tessera(model, out, "--solver", SOLVER, "--threads", 1)
     with h5py.File(out, "r") as f:
         names = list(f["/model/body_names"].asstr()[:])
         x = f["/bodies/position"][:]
@@ -99,4 +81,4 @@ pen = depth.max() if len(depth) else 0.0
 check(pen < 0.02, "max contact penetration %.4f m < 2 cm" % pen)
 print("info: %d steps, %d not converged, max MLCP error %.2e" % (len(conv), int((conv == 0).sum()), err.max()))
 print("%d checks failed" % len(failures))
-sys.exit(1 if failures else 0)
+finish()

@@ -14,37 +14,19 @@ Environment: TSR_TESSERA (the tessera binary), TSR_EXAMPLES (examples/).
 Usage: test_net_with_truck.py   (exit 0 pass, 1 fail, 77 skip)
 """
 import os
-import subprocess
-import sys
 import tempfile
 
-try:
-    import h5py
-    import numpy as np
-except ImportError as e:
-    print("SKIP: %s" % e)
-    sys.exit(77)
+from scene_check import EXAMPLES, check, failures, finish, run_tessera
 
-TESSERA = os.environ["TSR_TESSERA"]
-MODEL = os.path.join(os.environ["TSR_EXAMPLES"], "net_with_truck.yaml")
+import h5py  # noqa: E402 (scene_check skips when it is missing)
+
+MODEL = os.path.join(EXAMPLES, "net_with_truck.yaml")
 STEPS = 75
-
-failures = []
-
-
-def check(ok, what):
-    print("%s %s" % ("ok  " if ok else "FAIL", what))
-    if not ok:
-        failures.append(what)
 
 
 with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "nt.h5")
-    p = subprocess.run([TESSERA, "run", MODEL, "-o", out, "--steps", str(STEPS), "--quiet"],
-                       capture_output=True, text=True)
-    check(p.returncode == 0, "run exits 0 (%d: %s)" % (p.returncode, p.stderr.strip()[-300:]))
-    if p.returncode != 0:
-        sys.exit(1)
+    run_tessera(MODEL, out, "--steps", STEPS)
     with h5py.File(out, "r") as f:
         names = list(f["/model/body_names"].asstr()[:])
         P = f["/bodies/position"][:]
@@ -68,4 +50,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check(st["penetration"].max() < 0.05, "penetration below 5 cm (max %.2e m)" % st["penetration"].max())
     check(st["converged"].all(), "every step converged (%d of %d)" % (st["converged"].sum(), STEPS))
 print("%d failed" % len(failures))
-sys.exit(1 if failures else 0)
+finish()

@@ -14,37 +14,20 @@ Environment: TSR_TESSERA (the tessera binary), TSR_EXAMPLES (examples/).
 Usage: test_tandem_cranes.py   (exit 0 pass, 1 fail, 77 skip)
 """
 import os
-import subprocess
-import sys
 import tempfile
 
-try:
-    import h5py
-    import numpy as np
-except ImportError as e:
-    print("SKIP: %s" % e)
-    sys.exit(77)
+from scene_check import EXAMPLES, check, failures, finish, run_tessera
 
-TESSERA = os.environ["TSR_TESSERA"]
-MODEL = os.path.join(os.environ["TSR_EXAMPLES"], "tandem_cranes.yaml")
+import h5py  # noqa: E402 (scene_check skips when it is missing)
+import numpy as np  # noqa: E402
+
+MODEL = os.path.join(EXAMPLES, "tandem_cranes.yaml")
 STEPS = 90
-
-failures = []
-
-
-def check(ok, what):
-    print("%s %s" % ("ok  " if ok else "FAIL", what))
-    if not ok:
-        failures.append(what)
 
 
 with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "tc.h5")
-    p = subprocess.run([TESSERA, "run", MODEL, "-o", out, "--steps", str(STEPS), "--quiet"],
-                       capture_output=True, text=True)
-    check(p.returncode == 0, "run exits 0 (%d: %s)" % (p.returncode, p.stderr.strip()[-300:]))
-    if p.returncode != 0:
-        sys.exit(1)
+    run_tessera(MODEL, out, "--steps", STEPS)
     with h5py.File(out, "r") as f:
         names = list(f["/model/body_names"].asstr()[:])
         P = f["/bodies/position"][:]
@@ -70,4 +53,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check(st["joint_error"].max() < 1e-3, "joint error below 1 mm (max %.2e m)" % st["joint_error"].max())
     check(st["penetration"].max() < 5e-3, "penetration below 5 mm (max %.2e m)" % st["penetration"].max())
 print("%d failed" % len(failures))
-sys.exit(1 if failures else 0)
+finish()
