@@ -355,6 +355,18 @@ static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
   return 0;
 }
 
+// A_FF with at least a quarter of its entries nonzero (an interface matrix
+// S_Gamma of a pile: overlapping dense blocks) is factorised densely: BLAS-3
+// dpotrf needs no ordering or symbolic analysis, which the sparse paths
+// redo whenever F changes, i.e. at every pivot.
+static int dense_enough(const int *F, int nf, const TsrChol *c) {
+  if (nf > TSR_CHOL_DENSE_LARGE) return 0;
+  long nz = 0, need = (long)nf * nf / 4;
+  for (int k = 0; k < nf && nz < need; k++)
+    for (int p = c->Ap[F[k]]; p < c->Ap[F[k] + 1]; p++) nz += c->loc[c->Ai[p]] >= 0;
+  return nz >= need;
+}
+
 int tsr_chol_factor(const int *F, int nf, TsrChol *c) { return tsr_chol_factor_shifted(F, nf, 0.0, c); }
 
 int tsr_chol_factor_shifted(const int *F, int nf, double shift, TsrChol *c) {
@@ -367,7 +379,8 @@ int tsr_chol_factor_shifted(const int *F, int nf, double shift, TsrChol *c) {
     return 0;
   }
   if (c->symmetric) {
-    int rc = nf <= TSR_CHOL_DENSE_MAX ? factor_dense_llt(F, nf, shift, c) : factor_sparse(F, nf, shift, c);
+    int rc = nf <= TSR_CHOL_DENSE_MAX || dense_enough(F, nf, c) ? factor_dense_llt(F, nf, shift, c)
+                                                                  : factor_sparse(F, nf, shift, c);
     if (rc <= 0) return rc;
   }
   return factor_dense_lu(F, nf, shift, c);

@@ -9,7 +9,8 @@
 // instances may be used from different OpenMP threads at the same time.
 //
 // Paths, chosen per factorisation:
-//   * symmetric A, |F| <= TSR_CHOL_DENSE_MAX : dense Cholesky (LAPACK dpotrf);
+//   * symmetric A, |F| <= TSR_CHOL_DENSE_MAX, or A_FF at least a quarter
+//     full and |F| <= TSR_CHOL_DENSE_LARGE   : dense Cholesky (LAPACK dpotrf);
 //   * symmetric A, larger F                  : sparse, with the fill-reducing
 //     AMD ordering of the WHOLE A computed once per sparsity pattern of A and
 //     restricted to F (the induced order of a good ordering is a good ordering
@@ -31,6 +32,9 @@
 
 // Below this size a symmetric A_FF is factorised densely (dpotrf).
 #define TSR_CHOL_DENSE_MAX 48
+// Up to this size, an A_FF with at least nf^2 / 4 nonzeros is factorised
+// densely too (the interface matrices of piles).
+#define TSR_CHOL_DENSE_LARGE 3000
 
 enum {
   TSR_CHOL_NONE = 0,

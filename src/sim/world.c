@@ -191,6 +191,7 @@ static int solve(TsrWorld *w) {
     tsr_contact_warm_start(&w->contacts, &w->rows, w->lambda, w->index_set);
   }
   memset(&w->solve_stats, 0, sizeof w->solve_stats);
+  if (w->solve_hook) w->solve_hook(w, w->solve_hook_ctx);
   w->solve_status = tsr_solver_solve(w->solver, &w->mlcp, &w->partition, w->lambda, w->index_set, &w->solve_stats);
   memcpy(w->prev_lambda, w->lambda, (size_t)nj * sizeof(double));
   memcpy(w->prev_index_set, w->index_set, (size_t)nj);

@@ -15,7 +15,8 @@
 #include "partition/partition.h"
 #include "solvers/solver.h"
 
-typedef struct {
+typedef struct TsrWorld_ TsrWorld_;
+typedef struct TsrWorld_ {
   const TsrModel *model;
   double h;
   long step;              // steps taken
@@ -44,6 +45,11 @@ typedef struct {
   int solve_status;        // solver return of the last step
   double assemble_seconds; // assembly of A and b in the last step (part of the solve stage)
   int bad_body;            // body with a non-finite state after the last step, or -1
+  // Called (when set) with the assembled MLCP and the warm start, just before
+  // the solver runs: benchmarks replay the same problem to other solvers
+  // (bench/bench_replay.c).
+  void (*solve_hook)(const TsrWorld_ *w, void *ctx);
+  void *solve_hook_ctx;
   // frame scratch
   double *f_pos, *f_ori, *f_vel;
   int32_t *f_body_sub;

@@ -72,7 +72,10 @@ struct TsrBpp {
   // A_FF the chol holds (unshifted), valid while A is unchanged.
   int reuse, matrix_set, fset_valid;
   int8_t *fset;
+  int stall_exit;  // tsr_bpp_set_stall_exit
 };
+
+void tsr_bpp_set_stall_exit(TsrBpp *b, int on) { b->stall_exit = on; }
 
 TsrBpp *tsr_bpp_create(void) {
   TsrBpp *b = calloc(1, sizeof *b);
@@ -396,6 +399,9 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
     } else if (!murty && tries-- <= 0) {
       murty = 1;
     }
+    // The caller has a monotone method to hand over to (bpp_retry.c):
+    // single pivots move one row per factorisation, far slower than it.
+    if (b->stall_exit && (murty || repeated)) break;
     if (repeated && single_left == 0) single_left = SINGLE_STEPS;
     if (single_left > 0) {
       single = 1;

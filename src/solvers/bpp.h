@@ -39,6 +39,11 @@ TsrChol *tsr_bpp_chol(TsrBpp *b);
 // Off by default (direct-bpp).
 void tsr_bpp_enable_reuse(TsrBpp *b, int on);
 void tsr_bpp_invalidate(TsrBpp *b);
+// When on, tsr_bpp_solve gives up (returns 1, best iterate) where it would
+// start single pivoting: when the infeasible count has stopped falling or an
+// index set repeats. For callers that then switch to a method that
+// converges monotonically (bpp_retry.c). Off by default.
+void tsr_bpp_set_stall_exit(TsrBpp *b, int on);
 
 // Makes tsr_bpp_chol(b) hold the factorisation of A_FF, F = rows of `set`
 // that are TSR_INDEX_FREE (reused when possible). *F, *nf: the free rows,

@@ -53,16 +53,7 @@ int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverPa
   int ng = ss->ng, N = ss->n_sub;
   stats->subsystems = N;
   stats->interface_rows = ng;
-  int warm = params->warm_start && index_set;
-  for (int i = 0; i < N; i++) {
-    TsrSchurSub *u = &ss->sub[i];
-    for (int c = 0; c < u->n; c++) u->set[c] = warm ? index_set[u->rows[c]] : TSR_INDEX_FREE;
-  }
-  for (int g = 0; g < ng; g++) {
-    int r = ss->gamma[g];
-    ss->set_g[g] = warm ? index_set[r] : TSR_INDEX_FREE;
-    ss->lam_g[g] = params->warm_start ? fmin(fmax(lambda[r], p->lo[r]), p->hi[r]) : 0.0;
-  }
+  tsr_substructure_start(p, params, lambda, index_set, ss);
   // A_Gamma and b_Gamma, fixed for the step.
   if (tsr_substructure_interface(p, 0, ss)) return -1;
   double *bG = ss->lam_g_old;  // b_Gamma copy
@@ -96,7 +87,9 @@ int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverPa
     }
     memcpy(prev, ss->lam_g, (size_t)ng * sizeof *prev);
     TsrSolveStats ist = {0};
-    if (ng > 0 && tsr_bpp_solve(&ss->iface, &ip, ss->lam_g, ss->set_g, &ist, ss->ibpp) < 0) return -1;
+    if (!ss->iretry && !(ss->iretry = tsr_bpp_retry_create())) return -1;
+    if (ng > 0 && tsr_bpp_retry_solve(&ss->iface, &ip, ss->lam_g, ss->set_g, &ist, ss->ibpp, ss->iretry) < 0)
+      return -1;
     pivots += ist.iterations;
     factorizations += ist.factorizations;
     double dmax = 0.0, lmax = 0.0;

@@ -91,6 +91,7 @@ static void sub_free(TsrSchurSub *u) {
   free(u->blk_set);
   tsr_mlcp_free(&u->mlcp);
   tsr_bpp_free(&u->bpp);
+  tsr_bpp_retry_free(&u->retry);
   memset(u, 0, sizeof *u);
 }
 
@@ -101,6 +102,7 @@ void tsr_substructure_free(TsrSubstructure *ss) {
   free(ss->ip), free(ss->ii), free(ss->ib), free(ss->mark), free(ss->list), free(ss->spa);
   tsr_mlcp_free(&ss->iface);
   tsr_bpp_free(&ss->ibpp);
+  tsr_bpp_retry_free(&ss->iretry);
   tsr_pgs_sm_free(&ss->ipgs);
   memset(ss, 0, sizeof *ss);
 }
@@ -108,7 +110,7 @@ void tsr_substructure_free(TsrSubstructure *ss) {
 // Per-subsystem arrays sized for n rows and nnz_ub entries of A's columns.
 static int sub_reserve(TsrSchurSub *u, int n, int nnz_ub) {
   if (!u->bpp) {
-    if (!(u->bpp = tsr_bpp_create())) return -1;
+    if (!(u->bpp = tsr_bpp_create()) || !(u->retry = tsr_bpp_retry_create())) return -1;
     tsr_bpp_enable_reuse(u->bpp, 1);
     tsr_mlcp_init(&u->mlcp);
   }
@@ -295,6 +297,33 @@ static uint64_t set_hash(const int8_t *s, int n, uint64_t h) {
   return h;
 }
 
+// Index set made consistent with the bounds (as BPP does).
+static int8_t normal_set(int8_t v, double lo, double hi) {
+  if (lo == hi) return TSR_INDEX_LOWER;
+  if (v == TSR_INDEX_LOWER && isfinite(lo)) return v;
+  if (v == TSR_INDEX_UPPER && isfinite(hi)) return v;
+  return TSR_INDEX_FREE;
+}
+
+void tsr_substructure_start(const TsrMlcp *p, const TsrSolverParams *params, const double *lambda,
+                            const int8_t *index_set, TsrSubstructure *ss) {
+  int warm = params->warm_start != 0;
+  for (int i = 0; i < ss->n_sub; i++) {
+    TsrSchurSub *u = &ss->sub[i];
+    for (int c = 0; c < u->n; c++) {
+      int r = u->rows[c];
+      u->set[c] = normal_set(warm && index_set ? index_set[r] : TSR_INDEX_FREE, p->lo[r], p->hi[r]);
+      // the restarts' projected Newton starts here (bpp_retry.c)
+      u->lambda[c] = warm && isfinite(lambda[r]) ? lambda[r] : 0.0;
+    }
+  }
+  for (int g = 0; g < ss->ng; g++) {
+    int r = ss->gamma[g];
+    ss->set_g[g] = normal_set(warm && index_set ? index_set[r] : TSR_INDEX_FREE, p->lo[r], p->hi[r]);
+    ss->lam_g[g] = warm && isfinite(lambda[r]) ? fmin(fmax(lambda[r], p->lo[r]), p->hi[r]) : 0.0;
+  }
+}
+
 int tsr_substructure_solve_subsystems(const TsrSolverParams *params, TsrSubstructure *ss) {
   int fail = 0;
   TsrSolverParams sp = *params;
@@ -304,7 +333,7 @@ int tsr_substructure_solve_subsystems(const TsrSolverParams *params, TsrSubstruc
     TsrSchurSub *u = &ss->sub[ss->order[o]];
     sub_rhs(ss->lam_g, u);
     memset(&u->st, 0, sizeof u->st);
-    u->rc = u->n ? tsr_bpp_solve(&u->mlcp, &sp, u->lambda, u->set, &u->st, u->bpp) : 0;
+    u->rc = u->n ? tsr_bpp_retry_solve(&u->mlcp, &sp, u->lambda, u->set, &u->st, u->bpp, u->retry) : 0;
     u->hash = set_hash(u->set, u->n, 1469598103934665603ULL);
     fail |= u->rc < 0;
   }
@@ -561,14 +590,6 @@ static void add_cond(TsrSchur *s) {
   s->ss.times.cond_n++;
 }
 
-// Index set made consistent with the bounds (as BPP does).
-static int8_t normal_set(int8_t v, double lo, double hi) {
-  if (lo == hi) return TSR_INDEX_LOWER;
-  if (v == TSR_INDEX_LOWER && isfinite(lo)) return v;
-  if (v == TSR_INDEX_UPPER && isfinite(hi)) return v;
-  return TSR_INDEX_FREE;
-}
-
 int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
                     int8_t *index_set, TsrSolveStats *stats, TsrSchur *s) {
   TsrSubstructure *ss = &s->ss;
@@ -582,18 +603,7 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
   for (int q = 0; q < (m ? p->Ap[m] : 0); q++) amax = tsr_maxd(amax, fabs(p->Ax[q]));
   if (!(amax > 0.0)) amax = 1.0;
   // I^0: all free, or the previous step's sets.
-  for (int i = 0; i < N; i++) {
-    TsrSchurSub *u = &ss->sub[i];
-    for (int c = 0; c < u->n; c++) {
-      int r = u->rows[c];
-      u->set[c] = normal_set(params->warm_start && index_set ? index_set[r] : TSR_INDEX_FREE, p->lo[r], p->hi[r]);
-    }
-  }
-  for (int g = 0; g < ng; g++) {
-    int r = ss->gamma[g];
-    ss->set_g[g] = normal_set(params->warm_start && index_set ? index_set[r] : TSR_INDEX_FREE, p->lo[r], p->hi[r]);
-    ss->lam_g[g] = params->warm_start ? lambda[r] : 0.0;
-  }
+  tsr_substructure_start(p, params, lambda, index_set, ss);
   int kmax = params->max_coupling_iterations > 0 ? params->max_coupling_iterations : 10;
   if (kmax + 2 > s->cap_hist) {
     uint64_t *h = realloc(s->hist, (size_t)(kmax + 2) * sizeof *h);
@@ -655,7 +665,8 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
         irc = tsr_pgs_sm_solve(&ss->iface, &ip, ss->lam_g, ss->set_g, &ist, ss->ipgs);
       } else {
         tsr_bpp_invalidate(ss->ibpp);
-        irc = tsr_bpp_solve(&ss->iface, &ip, ss->lam_g, ss->set_g, &ist, ss->ibpp);
+        if (!ss->iretry && !(ss->iretry = tsr_bpp_retry_create())) return -1;
+        irc = tsr_bpp_retry_solve(&ss->iface, &ip, ss->lam_g, ss->set_g, &ist, ss->ibpp, ss->iretry);
       }
     }
     pivots += ist.iterations;
@@ -704,7 +715,9 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
     }
     s->hist[k] = hk;
     if (s->trace) {  // TSR_SCHUR_TRACE: the rows whose set changed, on stderr
-      fprintf(stderr, "schur k=%d res=%.3e same=%d\n", k, res, same);
+      int nbad = 0, ipiv = ist.iterations;
+      for (int i = 0; i < N; i++) nbad += ss->sub[i].rc != 0;
+      fprintf(stderr, "schur k=%d res=%.3e same=%d irc=%d ipiv=%d ifact=%d ng=%d subfail=%d cycled=%d\n", k, res, same, irc, ipiv, ist.factorizations, ng, nbad, cycled);
       for (int i = 0; i < N; i++) {
         TsrSchurSub *u = &ss->sub[i];
         for (int c = 0; c < u->n; c++)

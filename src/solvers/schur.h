@@ -10,6 +10,7 @@
 #include "mlcp/mlcp.h"
 #include "partition/partition.h"
 #include "solvers/bpp.h"
+#include "solvers/bpp_retry.h"
 #include "solvers/pgs_sm.h"
 #include "solvers/solver.h"
 
@@ -52,6 +53,7 @@ typedef struct {
   int8_t *blk_set;         // the set Sblk / zblk were formed for (valid when blk_ok)
   int blk_ok;
   TsrBpp *bpp;             // SUBSYSTEMSOLVE; its chol also gives A_FF,i for S (§5.2)
+  TsrBppRetry *retry;      // its restarts when BPP runs out of pivots (bpp_retry.h)
   TsrSolveStats st;
   int rc;
   uint64_t hash;
@@ -76,6 +78,7 @@ typedef struct {
   double *spa;
   int cap_inv, cap_col;
   TsrBpp *ibpp;
+  TsrBppRetry *iretry;
   TsrPgsSm *ipgs;
   int threads;
   TsrSchurTimes times;
@@ -101,8 +104,14 @@ void tsr_schur_measure_cond(TsrSchur *s, int on);
 // over subsystems); resets every factorisation. 0 or < 0.
 int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params,
                            TsrSubstructure *ss);
-// b_i = b_i0 + G_i^T lambda_Gamma, then BPP on every subsystem in parallel,
-// warm-started from sub->set. Returns < 0 when a subsystem failed.
+// I^0 and the starting impulses of every subsystem and of the interface:
+// the caller's (lambda, index_set) when params->warm_start, else all free and
+// zero. Sets are made consistent with the bounds.
+void tsr_substructure_start(const TsrMlcp *p, const TsrSolverParams *params, const double *lambda,
+                            const int8_t *index_set, TsrSubstructure *ss);
+// b_i = b_i0 + G_i^T lambda_Gamma, then BPP (with its restarts, bpp_retry.h)
+// on every subsystem in parallel, warm-started from sub->set and
+// sub->lambda. Returns < 0 when a subsystem failed.
 int tsr_substructure_solve_subsystems(const TsrSolverParams *params, TsrSubstructure *ss);
 // The interface matrix into ss->iface: A_Gamma (with_schur = 0, FBIC) or
 // S_Gamma of Eq. 24 from the subsystems' blocks, summed in subsystem order;

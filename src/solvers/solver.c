@@ -14,8 +14,9 @@
 #include "solvers/fbic.h"
 #include "solvers/pgs.h"
 #include "solvers/pgs_sm.h"
-#include "solvers/pn.h"
+#include "solvers/bpp_retry.h"
 #include "solvers/schur.h"
+#include "util/clock.h"
 
 struct TsrSolver {
   TsrSolverParams params;
@@ -24,16 +25,13 @@ struct TsrSolver {
   TsrPgsSm *pgs_sm;
   TsrSchur *schur;
   TsrFbic *fbic;
-  TsrPn *pn;
+  TsrBppRetry *retry;  // direct-bpp's restarts (bpp_retry.h)
   int fallbacks;           // schur_with_fallback
+  double fallback_seconds;
   int no_fallback;         // TSR_SCHUR_NO_FALLBACK=1 (to measure what it does)
   int cap_keep;
   double *keep_lambda;
   int8_t *keep_set;
-  double *start;           // the caller's warm start (BPP does not read lambda)
-  int retry_cap;           // direct-bpp's fallback (bpp_with_restart)
-  double *retry_lambda;
-  int8_t *retry_set;
 };
 
 // Names as in the model files (kept here so that this module does not depend
@@ -88,122 +86,13 @@ oom:
   return NULL;
 }
 
-// Direct BPP, warm-started from the previous step's index set when asked.
-// A solve that runs out of pivots gets two more chances from other starts:
-// all-free (twice the pivot budget), then projected Gauss-Seidel
-// (params.iterations sweeps at most), whose approximate solution's index set
-// (Eq. 12) seeds BPP again (four times the budget); the result with the
-// lowest residual is kept. The budgets bound a failing step's cost at seven
-// times a normal step's worst case (each pivot is one factorisation). Stiff
-// over-constrained contact sets (a sphere chain sliding on a slope: 9 rows on
-// 6 DOF per sphere) make A_FF nearly singular for most trial sets, and block
-// pivoting can wander for hundreds of pivots there (seen: 1,400 from all-free
-// on 138 rows), whereas from the set of 500 PGS sweeps it needed 3. The
-// fallback costs nothing on steps that converge.
-// Keeps lambda / index_set in s->retry_* as the best iterate so far when a
-// solve that ran out of its budget (rc > 0) left a lower residual.
-static void keep_if_better(TsrSolver *s, const TsrMlcp *p, int rc, const TsrSolveStats *st, const double *lambda,
-                           const int8_t *index_set, TsrSolveStats *best) {
-  if (rc <= 0 || !(st->residual < best->residual)) return;
-  *best = *st;
-  memcpy(s->retry_lambda, lambda, (size_t)p->m * sizeof *lambda);
-  if (index_set) memcpy(s->retry_set, index_set, (size_t)p->m);
-}
-
-// BPP warm-started from the index set (Eq. 12, tolerance eta) of an
-// approximate solution in lambda. Without a caller's index set, retry_set
-// (unused then) is the scratch.
-static int bpp_from_iterate(TsrSolver *s, const TsrMlcp *p, int max_pivots, double *lambda, int8_t *index_set,
-                            TsrSolveStats *st) {
-  int8_t *seed = index_set ? index_set : s->retry_set;
-  tsr_mlcp_index_set(p, lambda, s->params.index_tolerance, seed);
-  TsrSolverParams bp = s->params;
-  bp.warm_start = 1;
-  bp.max_pivots = max_pivots;
-  return tsr_bpp_solve(p, &bp, lambda, seed, st, s->bpp);
-}
-
+// Direct BPP, warm-started from the previous step's index set when asked,
+// with the restarts of solvers/bpp_retry.c when it runs out of pivots.
 static int bpp_with_restart(TsrSolver *s, const TsrMlcp *p, double *lambda, int8_t *index_set,
                             TsrSolveStats *stats) {
-  if (p->m > s->retry_cap) {
-    double *l = realloc(s->retry_lambda, (size_t)p->m * sizeof *l);
-    if (l) s->retry_lambda = l;
-    double *st = realloc(s->start, (size_t)p->m * sizeof *st);
-    if (st) s->start = st;
-    int8_t *q = realloc(s->retry_set, (size_t)p->m);
-    if (q) s->retry_set = q;
-    if (!l || !q || !st) return -1;
-    s->retry_cap = p->m;
-  }
-  if (p->m) memcpy(s->start, lambda, (size_t)p->m * sizeof *lambda);
-  int rc = tsr_bpp_solve(p, &s->params, lambda, index_set, stats, s->bpp);
-  if (rc <= 0 || p->m == 0) return rc;
-  TsrSolveStats first = *stats;
-  memcpy(s->retry_lambda, lambda, (size_t)p->m * sizeof *lambda);
-  if (index_set) memcpy(s->retry_set, index_set, (size_t)p->m);
-  int spent = first.iterations, facts = first.factorizations;
-  // 0. Symmetric A (every multibody step): projected Newton on the box QP
-  // this MLCP is the optimality system of, from the caller's warm start. It
-  // decreases the QP's objective at every step, so it converges where block
-  // pivoting wanders (solvers/pn.c); 2 kappa_iter Newton steps at most.
-  if (p->symmetric && (s->pn || (s->pn = tsr_pn_create()))) {
-    TsrSolveStats pst = {0};
-    memcpy(lambda, s->start, (size_t)p->m * sizeof *lambda);
-    int prc = tsr_pn_solve(p, 2 * s->params.max_pivots, lambda, index_set, &pst, s->pn);
-    spent += pst.iterations, facts += pst.factorizations;
-    if (prc == 0) {
-      *stats = pst;
-      stats->iterations = spent, stats->factorizations = facts;
-      return 0;
-    }
-    keep_if_better(s, p, prc, &pst, lambda, index_set, &first);
-    if (prc > 0) {
-      // Near the minimiser after the Newton steps: its index set seeds
-      // block pivoting again.
-      TsrSolveStats bst = {0};
-      int brc = bpp_from_iterate(s, p, s->params.max_pivots, lambda, index_set, &bst);
-      spent += bst.iterations, facts += bst.factorizations;
-      if (brc == 0) {
-        *stats = bst;
-        stats->iterations = spent, stats->factorizations = facts;
-        return 0;
-      }
-      keep_if_better(s, p, brc, &bst, lambda, index_set, &first);
-    }
-  }
-  if (!s->pgs && !(s->pgs = tsr_pgs_create())) goto keep_first;
-  // 1. From all-free with twice the budget: near a change of contact
-  // topology the previous step's set can be a poor start (chain_drop: 50
-  // pivots failed warm, 19 sufficed cold).
-  TsrSolverParams cp = s->params;
-  cp.warm_start = 0;
-  cp.max_pivots = 2 * s->params.max_pivots;
-  int rc1 = tsr_bpp_solve(p, &cp, lambda, index_set, stats, s->bpp);
-  spent += stats->iterations, facts += stats->factorizations;
-  if (rc1 == 0) {
-    stats->iterations = spent, stats->factorizations = facts;
-    return 0;
-  }
-  keep_if_better(s, p, rc1, stats, lambda, index_set, &first);
-  // 2. PGS from zero: the failed BPP iterate can be far off (huge impulses of a
-  // nearly singular A_FF).
-  TsrSolverParams pp = s->params;
-  pp.warm_start = 0;
-  TsrSolveStats pst = {0};
-  memset(lambda, 0, (size_t)p->m * sizeof *lambda);
-  if (tsr_pgs_solve(p, &pp, lambda, &pst, s->pgs) < 0) goto keep_first;
-  int rc2 = bpp_from_iterate(s, p, 4 * s->params.max_pivots, lambda, index_set, stats);
-  spent += stats->iterations, facts += stats->factorizations;
-  if (rc2 >= 0 && (rc2 == 0 || stats->residual <= first.residual)) {
-    stats->iterations = spent, stats->factorizations = facts;
-    return rc2;
-  }
-keep_first:
-  memcpy(lambda, s->retry_lambda, (size_t)p->m * sizeof *lambda);
-  if (index_set) memcpy(index_set, s->retry_set, (size_t)p->m);
-  *stats = first;
-  stats->iterations = spent, stats->factorizations = facts;
-  return rc;
+  if (!s->bpp && !(s->bpp = tsr_bpp_create())) return -1;
+  if (!s->retry && !(s->retry = tsr_bpp_retry_create())) return -1;
+  return tsr_bpp_retry_solve(p, &s->params, lambda, index_set, stats, s->bpp, s->retry);
 }
 
 // Algorithm 1 does not always converge (seed 000 §8.2): the index sets can
@@ -235,7 +124,9 @@ static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartitio
   if (index_set) memcpy(s->keep_set, index_set, (size_t)p->m);
   TsrSolveStats sub = *stats, st = {0};
   s->fallbacks++;
+  double t0 = tsr_now_seconds();
   int drc = bpp_with_restart(s, p, lambda, index_set, &st);
+  s->fallback_seconds += tsr_now_seconds() - t0;
   if (drc >= 0 && st.residual < sub.residual) {
     *stats = sub;  // keep the coupling statistics, add the direct solve's
     stats->iterations += st.iterations;
@@ -253,6 +144,7 @@ static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartitio
 }
 
 int tsr_solver_fallbacks(const TsrSolver *s) { return s->fallbacks; }
+double tsr_solver_fallback_seconds(const TsrSolver *s) { return s->fallback_seconds; }
 
 void tsr_solver_measure_cond(TsrSolver *s, int on) {
   if (s->schur) tsr_schur_measure_cond(s->schur, on);
@@ -298,12 +190,9 @@ void tsr_solver_free(TsrSolver **ps) {
   tsr_pgs_sm_free(&s->pgs_sm);
   tsr_schur_free(&s->schur);
   tsr_fbic_free(&s->fbic);
-  tsr_pn_free(&s->pn);
-  free(s->start);
+  tsr_bpp_retry_free(&s->retry);
   free(s->keep_lambda);
   free(s->keep_set);
-  free(s->retry_lambda);
-  free(s->retry_set);
   free(s);
   *ps = NULL;
 }

@@ -56,6 +56,8 @@ void tsr_solver_free(TsrSolver **s);
 // Steps on which a substructured solver's result was not within tolerance and
 // the whole system was solved again by the direct solver (solver.c).
 int tsr_solver_fallbacks(const TsrSolver *s);
+// Seconds spent in those direct solves, since creation.
+double tsr_solver_fallback_seconds(const TsrSolver *s);
 // Substructured solvers: measure cond_2(S_Gamma) at every coupling iteration
 // (tsr_schur_measure_cond); *mean gets their mean, returns how many (0 when
 // the solver does not substructure or nothing was measured).
