@@ -275,14 +275,6 @@ void tsr_mlcp_slack(const TsrMlcp *p, const double *lambda, double *w) {
   for (int i = 0; i < p->m; i++) w[i] += p->b[i];
 }
 
-// Eq. 29 for one row. Infinite bounds make their min() pick the slack part, so
-// a bilateral row gets |w_i|.
-static inline double row_residual(double lambda, double w, double lo, double hi) {
-  double wl = w > 0.0 ? w : 0.0, wu = w < 0.0 ? -w : 0.0;
-  double a = fabs(fmin(lambda - lo, wl)), b = fabs(fmin(hi - lambda, wu));
-  return a > b ? a : b;
-}
-
 double tsr_mlcp_residual(const TsrMlcp *p, const double *lambda, double *r) {
   double *w = malloc((size_t)(p->m > 0 ? p->m : 1) * sizeof *w);
   if (!w) return NAN;
@@ -297,7 +289,7 @@ double tsr_mlcp_residual_ws(const TsrMlcp *p, const double *lambda, double *w, d
   // Scaled 2-norm (no overflow for huge residuals).
   double scale = 0.0, ssq = 1.0;
   for (int i = 0; i < m; i++) {
-    double ri = row_residual(lambda[i], w[i], p->lo[i], p->hi[i]);
+    double ri = tsr_mlcp_row_residual(lambda[i], w[i], p->lo[i], p->hi[i]);
     if (r) r[i] = ri;
     if (ri != 0.0) {
       double a = fabs(ri);

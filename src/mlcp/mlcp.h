@@ -84,6 +84,13 @@ void tsr_mlcp_slack(const TsrMlcp *p, const double *lambda, double *w);
 //   r_i = max(|min(lambda_i - lo_i, w_l)|, |min(hi_i - lambda_i, w_u)|).
 double tsr_mlcp_residual(const TsrMlcp *p, const double *lambda, double *r);
 
+// Eq. 29 for one row with slack w (infinite bounds: a bilateral row gets |w|).
+static inline double tsr_mlcp_row_residual(double lambda, double w, double lo, double hi) {
+  double wl = w > 0.0 ? w : 0.0, wu = w < 0.0 ? -w : 0.0;
+  double a = lambda - lo < wl ? lambda - lo : wl, b = hi - lambda < wu ? hi - lambda : wu;
+  a = a < 0.0 ? -a : a, b = b < 0.0 ? -b : b;
+  return a > b ? a : b;
+}
 // As tsr_mlcp_residual without allocating: w [m] receives the slack A lambda + b.
 double tsr_mlcp_residual_ws(const TsrMlcp *p, const double *lambda, double *w, double *r);
 

@@ -590,6 +590,27 @@ static void add_cond(TsrSchur *s) {
   s->ss.times.cond_n++;
 }
 
+// Eq. 29 of the whole system from its parts, without a product with all of
+// A: the rows of subsystem i are its MLCP's rows with b_i = b_i0 + G_i^T
+// lambda_Gamma, whose residual (2-norm) its solve just reported for the
+// lambda_i it returned; the interface rows' slack is formed here from their
+// columns of A (symmetric). Summed in subsystem order.
+static double coupled_residual(const TsrMlcp *p, const TsrSubstructure *ss) {
+  double sq = 0.0;
+  for (int i = 0; i < ss->n_sub; i++) sq += ss->sub[i].st.residual * ss->sub[i].st.residual;
+  for (int g = 0; g < ss->ng; g++) {
+    int j = ss->gamma[g];
+    double w = p->b[j];
+    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) {
+      int r = p->Ai[q], s = ss->sub_of[r];
+      w += p->Ax[q] * (s < 0 ? ss->lam_g[ss->loc[r]] : ss->sub[s].lambda[ss->loc[r]]);
+    }
+    double rr = tsr_mlcp_row_residual(ss->lam_g[g], w, p->lo[j], p->hi[j]);
+    sq += rr * rr;
+  }
+  return sqrt(sq);
+}
+
 int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
                     int8_t *index_set, TsrSolveStats *stats, TsrSchur *s) {
   TsrSubstructure *ss = &s->ss;
@@ -695,7 +716,7 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
     // step that ends at k_max (or in a cycle) returns the lowest residual
     // seen rather than the last one.
     tsr_substructure_gather(ss, lambda, index_set);
-    double res = last_res = tsr_mlcp_residual_ws(p, lambda, ss->w, NULL);
+    double res = last_res = final_pass ? tsr_mlcp_residual_ws(p, lambda, ss->w, NULL) : coupled_residual(p, ss);
     if (res < best_res) {
       best_res = res;
       memcpy(s->best_lambda, lambda, (size_t)m * sizeof *lambda);
