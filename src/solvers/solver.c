@@ -127,6 +127,10 @@ static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartitio
   double t0 = tsr_now_seconds();
   int drc = bpp_with_restart(s, p, lambda, index_set, &st);
   s->fallback_seconds += tsr_now_seconds() - t0;
+  if (getenv("TSR_SCHUR_TRACE"))
+    fprintf(stderr, "fallback: schur residual %.3e (k %d) -> direct rc %d residual %.3e, %d pivots, %d factorisations, %.2f ms\n",
+            sub.residual, sub.coupling_iterations, drc, st.residual, st.iterations, st.factorizations,
+            1e3 * (tsr_now_seconds() - t0));
   if (drc >= 0 && st.residual < sub.residual) {
     *stats = sub;  // keep the coupling statistics, add the direct solve's
     stats->iterations += st.iterations;
