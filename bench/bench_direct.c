@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "linalg/chol.h"
 #include "model/model.h"
 #include "sim/world.h"
 #include "util/clock.h"
@@ -30,14 +31,13 @@ static double median(double *v, int n) {
   return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : 0;
 }
 
-extern void openblas_set_num_threads(int) __attribute__((weak));
 
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: bench_direct MODEL.yaml [STEPS] [--set KEY=VALUE]...\n");
     return 2;
   }
-  if (openblas_set_num_threads) openblas_set_num_threads(1);
+  tsr_chol_blas_single_thread();
   int steps = argc > 2 && argv[2][0] != '-' ? atoi(argv[2]) : 60;
   const char *sets[64];
   int n_sets = 0;

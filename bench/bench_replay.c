@@ -18,13 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linalg/chol.h"
 #include "model/model.h"
 #include "partition/partition.h"
 #include "sim/world.h"
 #include "solvers/solver.h"
 #include "util/clock.h"
 
-extern void openblas_set_num_threads(int) __attribute__((weak));
 
 enum { MAX_CAND = 8 };
 
@@ -117,7 +117,7 @@ static int usage(void) {
 
 int main(int argc, char **argv) {
   if (argc < 2) return usage();
-  if (openblas_set_num_threads) openblas_set_num_threads(1);
+  tsr_chol_blas_single_thread();
   const char *sets[64], *solvers = NULL, *ref = NULL, *csv = NULL, *method = NULL;
   int n_sets = 0, from = 0, to = -1, threads = 0, max_bodies = 0;
   for (int i = 2; i < argc; i++) {

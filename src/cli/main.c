@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "linalg/chol.h"
 
 static const char usage[] =
     "usage: tessera COMMAND [ARGS]\n"
@@ -19,6 +20,7 @@ static const char usage[] =
     "`tessera COMMAND --help` describes a command's options.\n";
 
 int main(int argc, char **argv) {
+  tsr_chol_blas_single_thread();  // before any step: see linalg/chol.c
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

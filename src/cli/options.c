@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cli/options.h"
+#include "linalg/chol.h"
 
 #include <errno.h>
 #include <math.h>
@@ -13,10 +14,9 @@
 // OpenBLAS's own thread pool must stay at one thread: Tessera's parallelism is
 // OpenMP over subsystems (ARCHITECTURE.md "Threads"). Weak, so that a
 // reference BLAS also links.
-extern void openblas_set_num_threads(int) __attribute__((weak));
 
 void tsr_cli_apply_threads(int threads) {
-  if (openblas_set_num_threads) openblas_set_num_threads(1);
+  tsr_chol_blas_single_thread();
   omp_set_num_threads(threads > 0 ? threads : omp_get_num_procs());
 }
 

@@ -7,6 +7,7 @@
 #include <cholmod.h>
 #include <ldl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const doub
                     double *b, const int *ldb, int *info);
 // Present when the BLAS is OpenBLAS (resolved at run time; NULL otherwise).
 extern void openblas_set_num_threads(int n) __attribute__((weak));
+extern int blas_thread_shutdown_(void) __attribute__((weak));
 
 struct TsrChol {
   cholmod_common cc;
@@ -66,8 +68,21 @@ struct TsrChol {
   TsrCholStats stats;
 };
 
-void tsr_chol_blas_single_thread(void) {
+// OpenBLAS (pthreads build) starts its worker threads when it is loaded, and
+// they spin on sched_yield for ~0.1 s waiting for work; openblas_set_num_threads
+// starts them again. Single-threaded BLAS never gives them any: once BLAS is
+// set to one thread, they are stopped, so that they no longer take a core
+// from the OpenMP threads of the first steps (seen: the first two steps of
+// chain_drop at 20 ms instead of 0.4 with 2 threads on 2 cores). Once per
+// process (tsr_chol_create may run inside a parallel region).
+static void blas_once(void) {
   if (openblas_set_num_threads) openblas_set_num_threads(1);
+  if (blas_thread_shutdown_) blas_thread_shutdown_();
+}
+
+void tsr_chol_blas_single_thread(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, blas_once);
 }
 
 TsrChol *tsr_chol_create(void) {
