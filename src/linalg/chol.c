@@ -38,6 +38,8 @@ struct TsrChol {
   int pat_m, pat_nnz, cap_pat_m, cap_pat_nnz;
   int have_order;
   int *perm;  // [m] AMD order of the whole A
+  int *cmember;  // [m] tsr_chol_order_last: 1 = order last (CAMD), or NULL
+  int cap_cmember, use_last, last_m;
   // The submatrix.
   int *loc;  // [m] local index in F or -1
   int *perm_F;
@@ -112,6 +114,7 @@ void tsr_chol_free(TsrChol **pc) {
   free(c->pat_p);
   free(c->pat_i);
   free(c->perm);
+  free(c->cmember);
   free(c->loc);
   free(c->perm_F);
   free(c->ffp), free(c->ffi), free(c->ffx), free(c->sym_F);
@@ -164,7 +167,28 @@ int tsr_chol_set_matrix(int m, const int *Ap, const int *Ai, const double *Ax, i
   return 0;
 }
 
-// AMD order of the whole (symmetric) pattern, once per pattern.
+int tsr_chol_order_last(int m, const int8_t *last, TsrChol *c) {
+  int any = 0, changed = 0;
+  for (int i = 0; last && i < m; i++) any |= last[i] != 0;
+  if (!any) {
+    if (c->use_last) c->have_order = 0, c->sym_valid = 0;
+    c->use_last = 0;
+    return 0;
+  }
+  if (tsr_grow((void **)&c->cmember, &c->cap_cmember, m + 1, sizeof *c->cmember)) return -1;
+  for (int i = 0; i < m; i++) {
+    int v = last[i] != 0;
+    changed |= !c->use_last || c->last_m != m || c->cmember[i] != v;
+    c->cmember[i] = v;
+  }
+  c->last_m = m;
+  if (changed) c->have_order = 0, c->sym_valid = 0;
+  c->use_last = 1;
+  return 0;
+}
+
+// AMD order of the whole (symmetric) pattern, once per pattern (CAMD with
+// the rows of tsr_chol_order_last last).
 static int ensure_order(TsrChol *c) {
   if (c->have_order) return 0;
   cholmod_sparse A = {0};
@@ -178,7 +202,9 @@ static int ensure_order(TsrChol *c) {
   A.dtype = CHOLMOD_DOUBLE;
   A.sorted = 1;
   A.packed = 1;
-  if (!cholmod_amd(&A, NULL, 0, c->perm, &c->cc)) return -1;
+  if (c->use_last && c->last_m == c->m ? !cholmod_camd(&A, NULL, 0, c->cmember, c->perm, &c->cc)
+                  : !cholmod_amd(&A, NULL, 0, c->perm, &c->cc))
+    return -1;
   c->have_order = 1;
   c->stats.orderings++;
   return 0;
@@ -470,24 +496,38 @@ int tsr_chol_schur(double *Gt, int ng, double *S, TsrChol *c) {
   memset(S, 0, (size_t)ng * (size_t)ng * sizeof *S);
   if (nf == 0) return 0;
   switch (c->method) {
-    case TSR_CHOL_SPARSE_LDL:
+    case TSR_CHOL_SPARSE_LDL: {
       // Z = D^-1/2 L^-1 P G^T (D > 0, checked when factorising), S = Z^T Z.
+      // Rows of P G^T above the first nonzero stay zero in Z (L is lower
+      // triangular), so only Z's trailing rows [p0, nf) are formed and
+      // multiplied; with the coupled rows ordered last
+      // (tsr_chol_order_last) that is a block of about ng rows instead of nf.
+      int p0 = nf;
+      for (int a = 0; a < ng; a++)
+        for (int k = 0; k < nf; k++)
+          if (Gt[(size_t)a * nf + k] != 0.0 && c->Pinv[k] < p0) p0 = c->Pinv[k];
+      if (p0 == nf) return 0;  // G_F = 0
+      int nt = nf - p0;
+      double *X = c->Yw;
       for (int a = 0; a < ng; a++) {
         double *y = Gt + (size_t)a * nf;
-        ldl_perm(nf, c->Yw, y, c->perm_F);
-        // ldl_lsolve, skipping the columns of L where the (sparse) solution is
-        // zero: a coupling row touches one or two bodies, so only the part of
-        // the elimination tree above them is reached.
-        double *X = c->Yw;
-        for (int j = 0; j < nf; j++) {
+        ldl_perm(nf, X, y, c->perm_F);
+        // Forward solve, skipping the columns of L where the (sparse)
+        // solution is zero: only the elimination tree above the coupled rows
+        // is reached.
+        for (int j = p0; j < nf; j++) {
           double xj = X[j];
           if (xj == 0.0) continue;
           for (int q = c->Lp[j]; q < c->Lp[j + 1]; q++) X[c->Li[q]] -= c->Lx[q] * xj;
         }
-        for (int k = 0; k < nf; k++) y[k] = X[k] / sqrt(c->Dd[k]);
+        // Column a of Z (ld nt) over the start of G^T: column a' > a of G^T
+        // starts at a' nf >= (a + 1) nt, so no unread entry is overwritten.
+        double *z = Gt + (size_t)a * nt;
+        for (int k = 0; k < nt; k++) z[k] = X[p0 + k] / sqrt(c->Dd[p0 + k]);
       }
-      syrk_full(nf, ng, Gt, S);
+      syrk_full(nt, ng, Gt, S);
       return 0;
+    }
     case TSR_CHOL_DENSE_LLT: {
       double one = 1.0;
       dtrsm_("L", "L", "N", "N", &nf, &ng, &one, c->D, &nf, Gt, &nf);  // Y = L^-1 G^T

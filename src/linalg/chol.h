@@ -30,6 +30,8 @@
 #ifndef TSR_CHOL_H
 #define TSR_CHOL_H
 
+#include <stdint.h>
+
 // Below this size a symmetric A_FF is factorised densely (dpotrf).
 #define TSR_CHOL_DENSE_MAX 48
 // Up to this size, an A_FF with at least nf^2 / 4 nonzeros is factorised
@@ -87,6 +89,13 @@ int tsr_chol_solve_many(double *X, int nrhs, TsrChol *c);
 // With A_FF = P^T L D L^T P (or L L^T), S = Y^T D^-1 Y with Y = L^-1 P G^T:
 // forward solves only, half the work of forming A_FF^-1 G^T. Returns 0 or -1.
 int tsr_chol_schur(double *Gt, int ng, double *S, TsrChol *c);
+// Rows i with last[i] != 0 of the m x m matrices given to this chol are
+// ordered after all others (CAMD instead of AMD) from the next
+// factorisation on; NULL or none flagged: plain AMD. The substructured
+// solvers flag a subsystem's rows coupled to the interface, so that
+// tsr_chol_schur works on a trailing block of about |Gamma_i| rows. The
+// ordering is recomputed only when the flags change. 0 or < 0.
+int tsr_chol_order_last(int m, const int8_t *last, TsrChol *c);
 
 // Path used by the last tsr_chol_factor (TSR_CHOL_*).
 int tsr_chol_method(const TsrChol *c);

@@ -203,6 +203,12 @@ static int sub_extract(const TsrMlcp *p, const int *sub_of, const int *loc, int 
     }
     u->Gl[q] = lo;
   }
+  // Rows coupled to the interface are ordered last in A_FF's factorisation,
+  // so that the Schur block is formed from a trailing block of the factor
+  // (linalg/chol.h). prev_set is free scratch here (it is copied from set at
+  // the start of every coupling iteration).
+  for (int c = 0; c < n; c++) u->prev_set[c] = u->Gp[c + 1] > u->Gp[c];
+  if (tsr_chol_order_last(n, u->prev_set, tsr_bpp_chol(u->bpp))) return -1;
   if (grow_d(&u->Sblk, &u->cap_S, (size_t)nu * (size_t)nu + (size_t)nu + 1)) return -1;
   u->zblk = u->Sblk + (size_t)nu * (size_t)nu;
   tsr_bpp_invalidate(u->bpp);
