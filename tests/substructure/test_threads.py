@@ -48,6 +48,8 @@ def main():
              ("bridge.yaml", "schur-bpp", ["--steps", "10", "--partition", "mindp", "--max-bodies", "12"]),
              ("bridge.yaml", "schur-bpp", ["--steps", "5", "--partition", "mix", "--refine", "kl", "--max-bodies", "12"]),
              ("bridge.yaml", "schur-bpp", ["--steps", "5", "--partition", "metis", "--refine", "fm", "--max-bodies", "12"]),
+             # contact, index sets changing, subsystem restarts and direct fallbacks
+             ("rock_pile.yaml", "schur-bpp", ["--steps", "80"]),
              ("hanging_chain.yaml", "schur-pgs-sm", ["--steps", "20"]),
              ("hanging_chain.yaml", "fbic", ["--steps", "10"])]
     with tempfile.TemporaryDirectory() as tmp:
