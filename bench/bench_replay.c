@@ -25,7 +25,6 @@
 #include "solvers/solver.h"
 #include "util/clock.h"
 
-
 enum { MAX_CAND = 8 };
 
 typedef struct {
@@ -218,8 +217,8 @@ int main(int argc, char **argv) {
   printf("model %s, steps [%d, %d), reference %s, %d threads\n", m.name, b.from, b.to,
          tsr_solver_type_name(m.settings.solver.type), threads);
   if (b.part_n) printf("partition (built every step): %.3f ms per step\n", 1e3 * b.part_s / b.part_n);
-  printf("%-14s %9s %9s %9s %9s %8s %10s %8s %9s\n", "solver", "mean ms", "median", "vs first", "med ratio",
-         "% conv", "max res", "avg k", "avg piv");
+  printf("%-14s %9s %9s %9s %9s %8s %10s %8s %9s\n", "solver", "mean ms", "median", "vs first", "med ratio", "% conv",
+         "max res", "avg k", "avg piv");
   double *ratio = calloc((size_t)ns + 1, sizeof *ratio);
   double mean0 = 0.0;
   for (int i = 0; i < b.nc; i++) {

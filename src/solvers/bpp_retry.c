@@ -36,7 +36,7 @@ struct TsrBppRetry {
   int cap_lambda, cap_set, cap_start;
   double *best_lambda;  // the best iterate so far
   int8_t *best_set;
-  double *start;        // the caller's warm start (BPP does not read lambda)
+  double *start;  // the caller's warm start (BPP does not read lambda)
 };
 
 TsrBppRetry *tsr_bpp_retry_create(void) { return calloc(1, sizeof(TsrBppRetry)); }
