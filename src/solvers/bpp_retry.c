@@ -23,6 +23,7 @@
 // needed 3. The restarts cost nothing on solves that converge.
 #include "solvers/bpp_retry.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +99,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   memcpy(r->best_lambda, lambda, (size_t)m * sizeof *lambda);
   if (index_set) memcpy(r->best_set, index_set, (size_t)m);
   int spent = first.iterations, facts = first.factorizations;
+  const char *stage = "best iterate kept";
   // 0. Projected Newton from the warm start, 2 kappa_iter Newton steps at most.
   if (p->symmetric && (r->pn || (r->pn = tsr_pn_create()))) {
     TsrSolveStats pst = {0};
@@ -107,6 +109,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
     if (prc == 0) {
       *stats = pst;
       rc = 0;
+      stage = "projected Newton";
       goto done;
     }
     keep_if_better(r, p, prc, &pst, lambda, index_set, &first);
@@ -117,6 +120,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
       if (brc == 0) {
         *stats = bst;
         rc = 0;
+        stage = "re-seeded BPP";
         goto done;
       }
       keep_if_better(r, p, brc, &bst, lambda, index_set, &first);
@@ -133,6 +137,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   if (rc1 == 0) {
     *stats = cst;
     rc = 0;
+    stage = "all-free BPP";
     goto done;
   }
   keep_if_better(r, p, rc1, &cst, lambda, index_set, &first);
@@ -148,6 +153,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   if (rc2 >= 0 && (rc2 == 0 || gst.residual <= first.residual)) {
     *stats = gst;
     rc = rc2;
+    stage = "PGS-seeded BPP";
     goto done;
   }
 keep_first:
@@ -155,6 +161,9 @@ keep_first:
   if (index_set) memcpy(index_set, r->best_set, (size_t)m);
   *stats = first;
 done:
+  if (getenv("TSR_RETRY_TRACE"))  // one line per solve that needed the restarts
+    fprintf(stderr, "bpp restarts, %d rows: %s (%s), %d factorisations, residual %.3e\n", m,
+            rc == 0 ? "solved" : "not solved", stage, facts, stats->residual);
   stats->iterations = it0 + spent, stats->factorizations = fa0 + facts;
   return rc;
 }
