@@ -29,7 +29,9 @@ machine. What is run:
     table.
   * Whole runs: direct-bpp and schur-bpp over the whole duration of
     chain_drop and chain_wrap (the scenes of seed 000 §7.5's claim) at 1
-    and nproc threads, with schur-bpp's phase split and its fallbacks.
+    and nproc threads, with schur-bpp's phase split and its fallbacks; and
+    the same on identical problems (build/bench/bench_replay, each solver
+    driving the trajectory in turn).
   * Seed 003 Table 1: postproc/bench_partition.py on log_tower, chain_drop,
     rock_pile and large_rock_pile (every partitioner and refinement,
     schur-bpp, --partition-steps steps; 0 skips it).
@@ -101,6 +103,22 @@ def compare(tessera, model, solvers, steps, threads=0, extra=(), cond=False):
             return []
         with open(out) as f:
             return json.load(f)["rows"]
+
+
+def bench_replay(binary, model, ref, threads):
+    """bench/bench_replay: direct-bpp and schur-bpp on the very MLCPs of a run
+    driven by `ref`; returns {solver: (mean ms, median ms, % converged)}."""
+    cmd = [binary, model, "--solvers", "direct-bpp,schur-bpp", "--ref", ref, "--threads", str(threads)]
+    log("  " + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd))
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    out = {}
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 7 and f[0] in ("direct-bpp", "schur-bpp") and f[1] != "per":
+            out[f[0]] = (float(f[1]), float(f[2]), float(f[5]))
+    if len(out) < 2:
+        log("    failed (%d): %s" % (p.returncode, p.stderr.strip()[-400:]))
+    return out
 
 
 def ms(v):
@@ -248,6 +266,16 @@ def main(argv=None):
                 rows = compare(a.tessera, models[scene], ["direct-bpp", "schur-bpp"], a.steps, t)
                 scal[scene][t] = {r["solver"]: r["mean_ms"] for r in rows}
 
+    replay = {}
+    rp_bin = os.path.join(os.path.dirname(a.tessera), "bench", "bench_replay")
+    if not a.no_whole and os.access(rp_bin, os.X_OK):
+        for scene in WHOLE:
+            if scene not in models:
+                continue
+            for ref in ("direct-bpp", "schur-bpp"):
+                for t in sorted({1, a.threads}):
+                    log("replay: %s, reference %s, %d threads" % (scene, ref, t))
+                    replay[(scene, ref, t)] = bench_replay(rp_bin, models[scene], ref, t)
     whole = {}
     if not a.no_whole:
         for scene in WHOLE:
@@ -327,6 +355,20 @@ def main(argv=None):
                 scene, t, sb["steps"], ms(d["mean_ms"]), ms(d["median_ms"]), ms(sb["mean_ms"]), ms(sb["median_ms"]),
                 speed(d["mean_ms"], sb["mean_ms"]), ms(ph.get("schur")), ms(ph.get("interface")),
                 ms(ph.get("subsystems")), ms(ph.get("fallback")), sb.get("fallbacks", 0)))
+        out.append("")
+    if replay:
+        out += ["The two solvers' trajectories diverge in chain_drop's pile-up (it is chaotic), so the means "
+                "above compare different piles. `build/bench/bench_replay` removes that: one run is driven by "
+                "the reference solver, and at every step both solvers solve the very MLCP it saw, from the same "
+                "warm start (mean / median ms, % of steps converged):", "",
+                "| scene | reference | threads | direct-bpp | schur-bpp | speedup (means) |",
+                "|---|---|---:|---:|---:|---:|"]
+        for (scene, ref, t), r in replay.items():
+            d, sb = r.get("direct-bpp"), r.get("schur-bpp")
+            if not d or not sb:
+                continue
+            out.append("| %s | %s | %d | %s / %s (%.1f%%) | %s / %s (%.1f%%) | %.2fx |" % (
+                scene, ref, t, ms(d[0]), ms(d[1]), d[2], ms(sb[0]), ms(sb[1]), sb[2], d[0] / sb[0]))
         out.append("")
     if part_md:
         out += ["## Seed 003 Table 1: partitioners and refinement", "",

@@ -401,7 +401,7 @@ static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
 // dpotrf needs no ordering or symbolic analysis, which the sparse paths
 // redo whenever F changes, i.e. at every pivot.
 static int dense_enough(const int *F, int nf, const TsrChol *c) {
-  if (nf > TSR_CHOL_DENSE_LARGE) return 0;
+  if (nf > TSR_CHOL_DENSE_LARGE || c->force_path) return 0;  // TSR_CHOL_SPARSE forces a sparse path
   long nz = 0, need = (long)nf * nf / 4;
   for (int k = 0; k < nf && nz < need; k++)
     for (int p = c->Ap[F[k]]; p < c->Ap[F[k] + 1]; p++) nz += c->loc[c->Ai[p]] >= 0;
