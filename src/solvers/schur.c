@@ -35,8 +35,9 @@
 //
 // Every coupling iterate is checked against the whole system (Eq. 29, formed
 // from the subsystems' own residuals and the interface rows: see
-// coupled_residual): the solver keeps the best one, returned when the sets never repeat, and it
-// also stops when the residual is at round-off level (1e-12 max(1, |b|_inf)),
+// coupled_residual): the solver keeps the best one, returned when the sets
+// never repeat, and it also stops when the residual is at round-off level
+// (1e-12 max(1, |b|_inf)),
 // since degenerate rows (lambda on its bound with w ~ 0, e.g. redundant
 // contacts sharing a load) can flip between equivalent sets indefinitely.
 // Seen on chain_drop: the load of the link next to an interface joint moves
