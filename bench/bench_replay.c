@@ -53,7 +53,7 @@ static int substructured(TsrSolverType t) {
   return t == TSR_SOLVER_SCHUR_BPP || t == TSR_SOLVER_SCHUR_PGS_SM || t == TSR_SOLVER_FBIC;
 }
 
-static void hook(const TsrWorld_ *w, void *ctx) {
+static void hook(const TsrWorld *w, void *ctx) {
   Bench *b = ctx;
   if (w->step < b->from || w->step >= b->to) return;
   const TsrMlcp *p = &w->mlcp;

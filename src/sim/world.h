@@ -15,8 +15,7 @@
 #include "partition/partition.h"
 #include "solvers/solver.h"
 
-typedef struct TsrWorld_ TsrWorld_;
-typedef struct TsrWorld_ {
+typedef struct TsrWorld {
   const TsrModel *model;
   double h;
   long step;              // steps taken
@@ -48,7 +47,7 @@ typedef struct TsrWorld_ {
   // Called (when set) with the assembled MLCP and the warm start, just before
   // the solver runs: benchmarks replay the same problem to other solvers
   // (bench/bench_replay.c).
-  void (*solve_hook)(const TsrWorld_ *w, void *ctx);
+  void (*solve_hook)(const struct TsrWorld *w, void *ctx);
   void *solve_hook_ctx;
   // frame scratch
   double *f_pos, *f_ori, *f_vel;
