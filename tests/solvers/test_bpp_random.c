@@ -75,20 +75,17 @@ static void test_bpp_dense_planted(void) {
       int n = sizes[si], seeds = n >= 300 ? 2 : n >= 100 ? 4 : 8;
       for (int seed = 0; seed < seeds; seed++) {
         Rng r = {1000003ULL * (uint64_t)n + 7919ULL * ci + (uint64_t)seed};
-        double *A = malloc((size_t)n * n * sizeof *A), *ls = malloc((size_t)n * sizeof *ls);
-        double *lambda = malloc((size_t)n * sizeof *lambda);
-        int8_t *ss = malloc((size_t)n), *set = malloc((size_t)n);
-        random_spd(&r, n, conds[ci], A);
-        TsrMlcp p;
-        tsr_mlcp_init(&p);
-        tsr_mlcp_from_dense(n, A, NULL, NULL, NULL, &p);
-        plant(&r, &p, 1.0, ls, ss);
+        Planted q;
+        planted_dense(&r, n, conds[ci], &q);
+        TsrMlcp p = q.p;
+        double *lambda = q.lambda;
+        int8_t *set = q.set;
         TsrSolveStats st = {0};
         int rc = tsr_bpp_solve(&p, &prm, lambda, set, &st, bpp);
         char what[96];
         snprintf(what, sizeof what, "dense n=%d cond=%.0e seed=%d", n, conds[ci], seed);
         cases++;
-        if (check_planted(&p, lambda, set, ls, ss, conds[ci], rc, &st, what)) passed++;
+        if (check_planted(&p, lambda, set, q.ls, q.ss, conds[ci], rc, &st, what)) passed++;
         if (st.iterations > max_piv) max_piv = st.iterations;
         // Warm start from the solution's own index set: one solve, no pivot.
         if (rc == 0) {
@@ -98,8 +95,7 @@ static void test_bpp_dense_planted(void) {
           int rc2 = tsr_bpp_solve(&p, &warm, lambda, set, &st2, bpp);
           ENSURE_MSG(rc2 == 0 && st2.iterations == 1, "%s: warm start took %d solves", what, st2.iterations);
         }
-        tsr_mlcp_free(&p);
-        free(A), free(ls), free(lambda), free(ss), free(set);
+        planted_free(&q);
       }
     }
   fprintf(stderr, "  dense planted: %d of %d solved exactly, at most %d pivots\n", passed, cases, max_piv);

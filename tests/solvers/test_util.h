@@ -124,4 +124,47 @@ static inline double norm2(const double *x, int n) {
   return sqrt(s);
 }
 
+// A planted dense problem (random_spd with condition number cond, then
+// plant), with room for a solver's answer.
+typedef struct {
+  int n;
+  TsrMlcp p;
+  double *ls, *lambda;  // planted solution; the solver's
+  int8_t *ss, *set;     // planted index set; the solver's
+} Planted;
+
+static inline void planted_dense(Rng *r, int n, double cond, Planted *q) {
+  double *A = malloc((size_t)n * n * sizeof *A);
+  q->n = n;
+  q->ls = malloc((size_t)n * sizeof *q->ls);
+  q->lambda = calloc((size_t)n, sizeof *q->lambda);
+  q->ss = malloc((size_t)n);
+  q->set = calloc((size_t)n, 1);
+  random_spd(r, n, cond, A);
+  tsr_mlcp_init(&q->p);
+  tsr_mlcp_from_dense(n, A, NULL, NULL, NULL, &q->p);
+  plant(r, &q->p, 1.0, q->ls, q->ss);
+  free(A);
+}
+
+static inline void planted_free(Planted *q) {
+  tsr_mlcp_free(&q->p);
+  free(q->ls), free(q->lambda), free(q->ss), free(q->set);
+}
+
+// Whether q->lambda / q->set are the planted solution: index sets equal and
+// |lambda - lambda*|_inf <= 1e-12 + 1e-13 cond max(1, |lambda*|_inf) (the
+// forward error of a backward-stable solve). *err, *tol, *set_diff report.
+static inline int planted_exact(const Planted *q, double cond, double *err, double *tol, int *set_diff) {
+  double e = 0, lsmax = 0;
+  int d = 0;
+  for (int i = 0; i < q->n; i++) {
+    e = fmax(e, fabs(q->lambda[i] - q->ls[i]));
+    lsmax = fmax(lsmax, fabs(q->ls[i]));
+    d += q->set[i] != q->ss[i];
+  }
+  *err = e, *tol = 1e-12 + 1e-13 * cond * fmax(1.0, lsmax), *set_diff = d;
+  return e <= *tol && d == 0;
+}
+
 #endif
