@@ -403,6 +403,7 @@ static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
 static int dense_enough(const int *F, int nf, const TsrChol *c) {
   if (nf > TSR_CHOL_DENSE_LARGE || c->force_path) return 0;  // TSR_CHOL_SPARSE forces a sparse path
   long nz = 0, need = (long)nf * nf / 4;
+  if ((long)c->Ap[c->m] < need) return 0;  // all of A is too sparse: no scan
   for (int k = 0; k < nf && nz < need; k++)
     for (int p = c->Ap[F[k]]; p < c->Ap[F[k] + 1]; p++) nz += c->loc[c->Ai[p]] >= 0;
   return nz >= need;
