@@ -27,6 +27,18 @@
 //     f(lambda) - f(lambda(a)) >= sigma (a w_F^T A_FF^-1 w_F + w_B^T (lambda - lambda(a))_B),
 //   with the decrease computed as -(w^T D + 1/2 D^T A D), D = lambda(a) - lambda
 //   (no cancellation between two large values of f).
+//
+// Shift. On nearly singular A_FF (redundant contacts in piles: cond ~1e11)
+// the Newton direction is dominated by its nearly singular directions, the
+// projection arc cuts it to a ~ 1e-7, and the iteration crawls or stops. When
+// a step is accepted only below a = 1e-4 (or not at all), the next ones use
+// A_FF + mu I (mu from 1e-8 max|A_ij|, times 10 each time), a Levenberg-
+// Marquardt shift toward a scaled gradient; a full step divides mu by 10 back
+// to 0, so Newton's local convergence is kept. The Armijo test uses the same
+// shifted matrix (any positive definite scaling on F keeps Bertsekas'
+// convergence). Whole runs, direct-bpp, shift off -> on: chain_drop 96.5% ->
+// 99.2% of steps converged, largest residual 1.7 -> 2.3e-3, 16.0 -> 8.9 ms per
+// step; rock_pile 98.1% -> 99.4%, 6.0 -> 4.9 ms. TSR_PN_NO_SHIFT=1 turns it off.
 #include "solvers/pn.h"
 #include "math/tsr_math.h"
 
@@ -45,12 +57,15 @@ struct TsrPn {
   int8_t *binding;
   double eps0;
   int trace;  // TSR_PN_TRACE: one line per iteration on stderr
+  int lm;  // shift A_FF when steps are cut short (TSR_PN_NO_SHIFT=1: never)
 };
 
 TsrPn *tsr_pn_create(void) {
   TsrPn *pn = calloc(1, sizeof *pn);
   if (!pn) return NULL;
   pn->trace = getenv("TSR_PN_TRACE") != NULL;
+  const char *e = getenv("TSR_PN_NO_SHIFT");  // to measure what the shift does
+  pn->lm = !(e && *e && strcmp(e, "0"));
   // Rows within eps0 |lambda|_inf of a bound count as there (Bertsekas' eps;
   // chain_drop's piled steps: 1e-3 left rows 4e-4 off their bound creeping
   // by diagonal steps, 1e-9 cut the projection arc into 1e-7 steps).
@@ -117,6 +132,7 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
   double *w = pn->w, *d = pn->d, *trial = pn->trial, *D = pn->delta, *Ad = pn->Ad;
   for (int i = 0; i < m; i++) lambda[i] = clamp(isfinite(lambda[i]) ? lambda[i] : 0.0, p->lo[i], p->hi[i]);
   int rc = 1, it = 0;
+  double mu = 0.0;  // shift of A_FF (see the top of the file)
   for (; it <= max_iter; it++) {
     tsr_mlcp_matvec(p, lambda, w);
     double lmax = 0.0, rn2 = 0.0, rinf = 0.0;
@@ -149,7 +165,7 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
     // Newton direction on F.
     double model = 0.0;  // w_F^T A_FF^-1 w_F
     if (nf > 0) {
-      int frc = tsr_chol_factor(pn->F, nf, pn->chol);
+      int frc = tsr_chol_factor_shifted(pn->F, nf, mu, pn->chol);  // mu = 0: plain A_FF
       stats->factorizations++;
       if (frc < 0 || frc > 0) {
         frc = tsr_chol_factor_shifted(pn->F, nf, 1e-10 * amax, pn->chol);
@@ -190,6 +206,16 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
     }
     stats->iterations++;
     if (pn->trace) fprintf(stderr, "   nf %d a %.3e accepted %d model %.3e\n", nf, a, accepted, model);
+    if (pn->lm) {
+      // A step cut short by the projection arc: the Newton direction is
+      // dominated by nearly singular directions of A_FF; shift toward a
+      // scaled gradient. A full step: back toward Newton.
+      if (!accepted || a < 1e-4)
+        mu = mu > 0.0 ? 10.0 * mu : 1e-8 * amax;
+      else if (a == 1.0)
+        mu = mu > 1e-8 * amax ? 0.1 * mu : 0.0;
+      if (!accepted && mu < amax) continue;
+    }
     if (!accepted) break;  // no descent left at this precision: the best iterate stands
     memcpy(lambda, trial, (size_t)m * sizeof *lambda);
   }
