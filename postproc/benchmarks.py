@@ -94,7 +94,8 @@ def compare(tessera, model, solvers, steps, threads=0, extra=(), cond=False):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "c.json")
         cmd = [tessera, "compare", model, "--solvers", ",".join(solvers), "--quiet", "--json", out]
-        cmd += ["--steps", str(steps)] if steps else []  # none: the model's whole duration + (["--threads", str(threads)] if threads else []) + (["--cond"] if cond else [])
+        cmd += ["--steps", str(steps)] if steps else []  # none: the model's whole duration
+        cmd += (["--threads", str(threads)] if threads else []) + (["--cond"] if cond else [])
         cmd += list(extra)
         log("  " + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd))
         p = subprocess.run(cmd, capture_output=True, text=True)
