@@ -24,6 +24,7 @@ typedef struct {
   double iface;      // interface MLCP
   double subsystems; // subsystem MLCPs (parallel)
   long solves;
+  long merges;       // schur-bpp steps re-run on a merged partition (schur.c)
   // With tsr_schur_measure_cond on: cond_2(S_Gamma) summed over the coupling
   // iterations (Table 2 of seed 000), and their count.
   double cond_sum;
@@ -56,6 +57,7 @@ typedef struct {
   TsrBppRetry *retry;      // its restarts when BPP runs out of pivots (bpp_retry.h)
   TsrSolveStats st;
   int rc;
+  int changed_at;          // last coupling iteration whose solve changed I_i
   uint64_t hash;
 } TsrSchurSub;
 
