@@ -33,10 +33,12 @@
 // Replaying chain_drop's pile-up (steps 360-600, bench/bench_replay.c), the
 // whole-system fallback below went from 105 of 240 steps to 57 with them.
 //
-// When Algorithm 1 ends unconverged, the step is run once more on a coarser
-// partition: the subsystems whose index sets were still changing in its last
-// two coupling iterations are merged with every subsystem they share an
-// interface row with (merged_partition), from the best iterate. Replaying
+// When Algorithm 1 ends unconverged (k_max, a cycle, or its best residual
+// has not halved for STALL_ITERATIONS iterations), the step is run once more
+// on a coarser partition: the subsystems whose index sets were still
+// changing in its last two coupling iterations are merged with every
+// subsystem they share an interface row with (merged_partition), from the
+// best iterate. Replaying
 // chain_drop's pile-up (steps 360-600), this took the steps left to the
 // whole-system fallback from 62 of 240 to 1, and schur-bpp from 13.7 to 11.6
 // ms per step (2 threads). TSR_SCHUR_NO_MERGE=1 turns it off.
