@@ -73,6 +73,7 @@ struct TsrBpp {
   int reuse, matrix_set, fset_valid;
   int8_t *fset;
   int stall_exit;  // tsr_bpp_set_stall_exit
+  int trace;       // TSR_BPP_TRACE: one line per pivot step on stderr
 };
 
 void tsr_bpp_set_stall_exit(TsrBpp *b, int on) { b->stall_exit = on; }
@@ -80,6 +81,7 @@ void tsr_bpp_set_stall_exit(TsrBpp *b, int on) { b->stall_exit = on; }
 TsrBpp *tsr_bpp_create(void) {
   TsrBpp *b = calloc(1, sizeof *b);
   if (!b) return NULL;
+  b->trace = getenv("TSR_BPP_TRACE") != NULL;
   b->chol = tsr_chol_create();
   if (!b->chol) {
     free(b);
@@ -300,7 +302,7 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
   int have_prev = 0, prev_next = -1;  // for recovery from singular A_FF
   int tried_all_lower = 0, polish = 0, polish_left = 0;
   double final_res = INFINITY;
-  const int trace = getenv("TSR_BPP_TRACE") != NULL;  // one line per pivot step on stderr
+  const int trace = b->trace;
 
   while (steps < max_pivots) {
     steps++;

@@ -38,9 +38,18 @@ struct TsrBppRetry {
   double *best_lambda;  // the best iterate so far
   int8_t *best_set;
   double *start;  // the caller's warm start (BPP does not read lambda)
+  int stall;  // the stall exit on the first BPP (TSR_RETRY_STALL=0: off)
+  int trace;  // TSR_RETRY_TRACE
 };
 
-TsrBppRetry *tsr_bpp_retry_create(void) { return calloc(1, sizeof(TsrBppRetry)); }
+TsrBppRetry *tsr_bpp_retry_create(void) {
+  TsrBppRetry *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  const char *e = getenv("TSR_RETRY_STALL");
+  r->stall = !(e && !strcmp(e, "0"));
+  r->trace = getenv("TSR_RETRY_TRACE") != NULL;
+  return r;
+}
 
 void tsr_bpp_retry_free(TsrBppRetry **pr) {
   TsrBppRetry *r = pr ? *pr : NULL;
@@ -85,9 +94,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   // Counts are added to the caller's (as tsr_bpp_solve does).
   int it0 = stats->iterations, fa0 = stats->factorizations;
   TsrSolveStats first = {0};
-  const char *e = getenv("TSR_RETRY_STALL");
-  int stall = p->symmetric && !(e && !strcmp(e, "0"));
-  tsr_bpp_set_stall_exit(bpp, stall);
+  tsr_bpp_set_stall_exit(bpp, p->symmetric && r->stall);
   int rc = tsr_bpp_solve(p, params, lambda, index_set, &first, bpp);
   tsr_bpp_set_stall_exit(bpp, 0);
   *stats = first;
@@ -161,7 +168,7 @@ keep_first:
   if (index_set) memcpy(index_set, r->best_set, (size_t)m);
   *stats = first;
 done:
-  if (getenv("TSR_RETRY_TRACE"))  // one line per solve that needed the restarts
+  if (r->trace)  // one line per solve that needed the restarts
     fprintf(stderr, "bpp restarts, %d rows: %s (%s), %d factorisations, residual %.3e\n", m,
             rc == 0 ? "solved" : "not solved", stage, facts, stats->residual);
   stats->iterations = it0 + spent, stats->factorizations = fa0 + facts;

@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "linalg/chol.h"
+#include "util/env.h"
 
 struct TsrPn {
   TsrChol *chol;
@@ -64,8 +65,7 @@ TsrPn *tsr_pn_create(void) {
   TsrPn *pn = calloc(1, sizeof *pn);
   if (!pn) return NULL;
   pn->trace = getenv("TSR_PN_TRACE") != NULL;
-  const char *e = getenv("TSR_PN_NO_SHIFT");  // to measure what the shift does
-  pn->lm = !(e && *e && strcmp(e, "0"));
+  pn->lm = !tsr_env_flag("TSR_PN_NO_SHIFT");  // to measure what the shift does
   // Rows within eps0 |lambda|_inf of a bound count as there (Bertsekas' eps;
   // chain_drop's piled steps: 1e-3 left rows 4e-4 off their bound creeping
   // by diagonal steps, 1e-9 cut the projection arc into 1e-7 steps).

@@ -66,6 +66,7 @@
 #include "solvers/schur.h"
 #include "math/tsr_math.h"
 #include "util/clock.h"
+#include "util/env.h"
 #include "util/grow.h"
 
 #include <math.h>
@@ -576,11 +577,9 @@ TsrSchur *tsr_schur_create(int iface_solver) {
   TsrSchur *s = calloc(1, sizeof *s);
   if (!s) return NULL;
   s->iface_solver = iface_solver;
-  const char *e = getenv("TSR_SCHUR_NO_CYCLE_FIX");
-  s->cycle_fix = !(e && *e && strcmp(e, "0"));
+  s->cycle_fix = !tsr_env_flag("TSR_SCHUR_NO_CYCLE_FIX");
   s->trace = getenv("TSR_SCHUR_TRACE") != NULL;
-  e = getenv("TSR_SCHUR_NO_MERGE");
-  s->merge = !(e && *e && strcmp(e, "0"));
+  s->merge = !tsr_env_flag("TSR_SCHUR_NO_MERGE");
   tsr_mlcp_init(&s->ss.iface);
   s->ss.ibpp = tsr_bpp_create();
   s->ss.ipgs = tsr_pgs_sm_create();

@@ -17,6 +17,7 @@
 #include "solvers/bpp_retry.h"
 #include "solvers/schur.h"
 #include "util/clock.h"
+#include "util/env.h"
 
 struct TsrSolver {
   TsrSolverParams params;
@@ -29,6 +30,7 @@ struct TsrSolver {
   int fallbacks;           // schur_with_fallback
   double fallback_seconds;
   int no_fallback;         // TSR_SCHUR_NO_FALLBACK=1 (to measure what it does)
+  int trace;               // TSR_SCHUR_TRACE: one line per fallback
   int cap_keep;
   double *keep_lambda;
   int8_t *keep_set;
@@ -71,8 +73,8 @@ TsrSolver *tsr_solver_create(const TsrSolverParams *params, char *err, int errle
   TsrSolver *s = calloc(1, sizeof *s);
   if (!s) goto oom;
   s->params = *params;
-  const char *nf = getenv("TSR_SCHUR_NO_FALLBACK");
-  s->no_fallback = nf && *nf && strcmp(nf, "0");
+  s->no_fallback = tsr_env_flag("TSR_SCHUR_NO_FALLBACK");
+  s->trace = getenv("TSR_SCHUR_TRACE") != NULL;
   if (params->type == TSR_SOLVER_DIRECT_BPP && !(s->bpp = tsr_bpp_create())) goto oom;
   if (params->type == TSR_SOLVER_PGS && !(s->pgs = tsr_pgs_create())) goto oom;
   if (params->type == TSR_SOLVER_PGS_SM && !(s->pgs_sm = tsr_pgs_sm_create())) goto oom;
@@ -127,7 +129,7 @@ static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartitio
   double t0 = tsr_now_seconds();
   int drc = bpp_with_restart(s, p, lambda, index_set, &st);
   s->fallback_seconds += tsr_now_seconds() - t0;
-  if (getenv("TSR_SCHUR_TRACE"))
+  if (s->trace)
     fprintf(stderr, "fallback: schur residual %.3e (k %d) -> direct rc %d residual %.3e, %d pivots, %d factorisations, %.2f ms\n",
             sub.residual, sub.coupling_iterations, drc, st.residual, st.iterations, st.factorizations,
             1e3 * (tsr_now_seconds() - t0));
