@@ -38,8 +38,8 @@ struct TsrBppRetry {
   double *best_lambda;  // the best iterate so far
   int8_t *best_set;
   double *start;  // the caller's warm start (BPP does not read lambda)
-  int stall;  // the stall exit on the first BPP (TSR_RETRY_STALL=0: off)
-  int trace;  // TSR_RETRY_TRACE
+  int stall;      // the stall exit on the first BPP (TSR_RETRY_STALL=0: off)
+  int trace;      // TSR_RETRY_TRACE
 };
 
 TsrBppRetry *tsr_bpp_retry_create(void) {

@@ -88,7 +88,6 @@ struct TsrSchur {
   int iface_solver;
   int cycle_fix;
   int merge;  // merged_partition after a failure (TSR_SCHUR_NO_MERGE=1: off)
-  const TsrPartition *first_part;  // the partitioner's (tsr_schur_solve)
   int *merge_up, *merge_rows;
   int cap_merge_up, cap_merge_rows, cap_keep_lambda, cap_keep_set;
   double *keep_lambda;  // the first attempt's iterate (tsr_schur_solve)
@@ -649,8 +648,10 @@ static double coupled_residual(const TsrMlcp *p, const TsrSubstructure *ss) {
   return sqrt(sq);
 }
 
+// Algorithm 1 once on partition part. With may_merge (the first attempt, a
+// merged re-run to follow) it also gives up at STALL_ITERATIONS.
 static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
-                      int8_t *index_set, TsrSolveStats *stats, TsrSchur *s) {
+                      int8_t *index_set, TsrSolveStats *stats, int may_merge, TsrSchur *s) {
   TsrSubstructure *ss = &s->ss;
   double t0 = tsr_substructure_now();
   stats->converged = 0;
@@ -683,7 +684,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
   double progress_res = INFINITY;
   // First attempt with the merged re-run to follow: give up when the best
   // residual has not halved for STALL_ITERATIONS coupling iterations.
-  int k_progress = 0, stall_k = s->merge && part == s->first_part && N > 1 ? STALL_ITERATIONS : 0;
+  int k_progress = 0, stall_k = may_merge && N > 1 ? STALL_ITERATIONS : 0;
   // Stop also when the whole system is solved to the iterative tolerance:
   // rows that are degenerate (lambda on its bound with w ~ 0) can flip
   // between equivalent index sets forever without changing the solution.
@@ -893,9 +894,7 @@ static int merged_partition(const TsrMlcp *p, TsrSchur *s, int k_last, TsrPartit
 
 int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
                     int8_t *index_set, TsrSolveStats *stats, TsrSchur *s) {
-  s->first_part = part;
-  int rc = schur_once(p, part, params, lambda, index_set, stats, s);
-  s->first_part = NULL;
+  int rc = schur_once(p, part, params, lambda, index_set, stats, s->merge, s);
   if (rc != 1 || !s->merge || p->m == 0) return rc;
   TsrPartition mp;
   int N = s->ss.n_sub, G = merged_partition(p, s, stats->coupling_iterations, &mp);
@@ -911,7 +910,7 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
   TsrSolverParams wp = *params;
   wp.warm_start = 1;
   TsrSolveStats st2 = {0};
-  int rc2 = schur_once(p, &mp, &wp, lambda, index_set, &st2, s);
+  int rc2 = schur_once(p, &mp, &wp, lambda, index_set, &st2, 0, s);
   if (rc2 < 0) return rc2;
   s->ss.times.merges++;
   if (s->trace)
