@@ -26,10 +26,6 @@ static const char *const output_keys[] = {"every", "constraints", "contacts", NU
 static const char *const material_keys[] = {"name", "friction", "compliance", "damping", NULL};
 static const char *const pair_keys[] = {"materials", "friction", "compliance", "damping", NULL};
 
-static const char *const solver_names[] = {"direct-bpp", "pgs", "pgs-sm", "schur-bpp", "schur-pgs-sm", "fbic"};
-static const char *const partition_names[] = {"semantic", "mindp", "none",  "maxdp",
-                                               "bfs",      "mass-ratio", "mix", "metis"};
-static const char *const refine_names[] = {"none", "kl", "fm"};
 
 // Defaults of a material not given, or of a key missing in one.
 #define DEFAULT_FRICTION 0.5
@@ -96,7 +92,7 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
         const TsrYNode *t = tsr_ytree_get(v, "type");
         int type;
         if (t) {
-          if (tsr_model_enum(c, t, "solver type", solver_names, TSR_SOLVER_COUNT, &type))
+          if (tsr_model_enum(c, t, "solver type", tsr_solver_names, TSR_SOLVER_COUNT, &type))
             s->solver.type = (TsrSolverType)type;
           else
             ok = 0;
@@ -119,7 +115,7 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
         const TsrYNode *t = tsr_ytree_get(v, "method");
         int method;
         if (t) {
-          if (tsr_model_enum(c, t, "partition method", partition_names, TSR_PARTITION_COUNT, &method))
+          if (tsr_model_enum(c, t, "partition method", tsr_partition_names, TSR_PARTITION_COUNT, &method))
             s->partitioning.method = (TsrPartitionMethod)method;
           else
             ok = 0;
@@ -127,7 +123,7 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
         const TsrYNode *r = tsr_ytree_get(v, "refine");
         int refine;
         if (r) {
-          if (tsr_model_enum(c, r, "partition refinement", refine_names, TSR_REFINE_COUNT, &refine))
+          if (tsr_model_enum(c, r, "partition refinement", tsr_refine_names, TSR_REFINE_COUNT, &refine))
             s->partitioning.refine = (TsrPartitionRefine)refine;
           else
             ok = 0;

@@ -102,6 +102,12 @@ const TsrYNode *tsr_model_require(TsrLoadCtx *c, const TsrYNode *map, const char
 
 typedef enum { TSR_NUM_ANY, TSR_NUM_POSITIVE, TSR_NUM_NONNEG } TsrNumRange;
 
+// The enumerated names of the model format, in the order of TsrSolverType,
+// TsrPartitionMethod and TsrPartitionRefine (names.c).
+extern const char *const tsr_solver_names[TSR_SOLVER_COUNT];
+extern const char *const tsr_partition_names[TSR_PARTITION_COUNT];
+extern const char *const tsr_refine_names[TSR_REFINE_COUNT];
+
 // Value readers: `n` is the value node. They return 1 and set *out when the
 // value is valid, 0 after reporting the problem (leaving *out unchanged).
 int tsr_model_number(TsrLoadCtx *c, const TsrYNode *n, const char *key, TsrNumRange range, double *out);

@@ -8,22 +8,22 @@
 #include <strings.h>
 
 // Order follows TsrSolverType / TsrPartitionMethod.
-static const char *const solver_names[TSR_SOLVER_COUNT] = {"direct-bpp", "pgs",       "pgs-sm",
-                                                            "schur-bpp",  "schur-pgs-sm", "fbic"};
-static const char *const partition_names[TSR_PARTITION_COUNT] = {"semantic", "mindp", "none", "maxdp",
-                                                                 "bfs",      "mass-ratio", "mix", "metis"};
-static const char *const refine_names[TSR_REFINE_COUNT] = {"none", "kl", "fm"};
+const char *const tsr_solver_names[TSR_SOLVER_COUNT] = {"direct-bpp", "pgs",          "pgs-sm",
+                                                        "schur-bpp",  "schur-pgs-sm", "fbic"};
+const char *const tsr_partition_names[TSR_PARTITION_COUNT] = {"semantic", "mindp",      "none", "maxdp",
+                                                              "bfs",      "mass-ratio", "mix",  "metis"};
+const char *const tsr_refine_names[TSR_REFINE_COUNT] = {"none", "kl", "fm"};
 
 const char *tsr_solver_type_name(TsrSolverType t) {
-  return (int)t >= 0 && t < TSR_SOLVER_COUNT ? solver_names[t] : "unknown";
+  return (int)t >= 0 && t < TSR_SOLVER_COUNT ? tsr_solver_names[t] : "unknown";
 }
 
 const char *tsr_partition_method_name(TsrPartitionMethod m) {
-  return (int)m >= 0 && m < TSR_PARTITION_COUNT ? partition_names[m] : "unknown";
+  return (int)m >= 0 && m < TSR_PARTITION_COUNT ? tsr_partition_names[m] : "unknown";
 }
 
 const char *tsr_partition_refine_name(TsrPartitionRefine r) {
-  return (int)r >= 0 && r < TSR_REFINE_COUNT ? refine_names[r] : "unknown";
+  return (int)r >= 0 && r < TSR_REFINE_COUNT ? tsr_refine_names[r] : "unknown";
 }
 
 int tsr_partition_method_is_automatic(TsrPartitionMethod m) {
@@ -41,19 +41,19 @@ const char *tsr_partition_label(const TsrSettings *s, char *buf, size_t size) {
 
 int tsr_solver_type_from_name(const char *name) {
   for (int i = 0; name && i < TSR_SOLVER_COUNT; i++)
-    if (strcmp(name, solver_names[i]) == 0) return i;
+    if (strcmp(name, tsr_solver_names[i]) == 0) return i;
   return -1;
 }
 
 int tsr_partition_method_from_name(const char *name) {
   for (int i = 0; name && i < TSR_PARTITION_COUNT; i++)
-    if (strcmp(name, partition_names[i]) == 0) return i;
+    if (strcmp(name, tsr_partition_names[i]) == 0) return i;
   return -1;
 }
 
 int tsr_partition_refine_from_name(const char *name) {
   for (int i = 0; name && i < TSR_REFINE_COUNT; i++)
-    if (strcmp(name, refine_names[i]) == 0) return i;
+    if (strcmp(name, tsr_refine_names[i]) == 0) return i;
   return -1;
 }
 
