@@ -894,6 +894,7 @@ static int merged_partition(const TsrMlcp *p, TsrSchur *s, int k_last, TsrPartit
 
 int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
                     int8_t *index_set, TsrSolveStats *stats, TsrSchur *s) {
+  double t_first = tsr_substructure_now();
   int rc = schur_once(p, part, params, lambda, index_set, stats, s->merge, s);
   if (rc != 1 || !s->merge || p->m == 0) return rc;
   TsrPartition mp;
@@ -910,12 +911,15 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
   TsrSolverParams wp = *params;
   wp.warm_start = 1;
   TsrSolveStats st2 = {0};
+  double t_merged = tsr_substructure_now();
   int rc2 = schur_once(p, &mp, &wp, lambda, index_set, &st2, 0, s);
   if (rc2 < 0) return rc2;
+  double t_end = tsr_substructure_now();
   s->ss.times.merges++;
   if (s->trace)
-    fprintf(stderr, "schur merge: %d -> %d subsystems, residual %.3e -> %.3e (%s)\n", N, G, stats->residual,
-            st2.residual, rc2 == 0 ? "converged" : "not converged");
+    fprintf(stderr, "schur merge: %d -> %d subsystems, residual %.3e -> %.3e (%s), k %d + %d, %.2f + %.2f ms\n", N,
+            G, stats->residual, st2.residual, rc2 == 0 ? "converged" : "not converged", stats->coupling_iterations,
+            st2.coupling_iterations, 1e3 * (t_merged - t_first), 1e3 * (t_end - t_merged));
   st2.coupling_iterations += stats->coupling_iterations;
   st2.iterations += stats->iterations;
   st2.factorizations += stats->factorizations;
