@@ -53,8 +53,8 @@
 struct TsrPn {
   TsrChol *chol;
   int cap;
-  double *w, *d, *trial, *delta, *Ad, *rhs, *x, *diag;
-  int *F;
+  double *w, *d, *trial, *delta, *Ad, *Ad1, *rhs, *x, *diag;
+  int *F, *clipped;
   int8_t *binding;
   double eps0;
   int trace;  // TSR_PN_TRACE: one line per iteration on stderr
@@ -81,8 +81,8 @@ void tsr_pn_free(TsrPn **ppn) {
   TsrPn *pn = ppn ? *ppn : NULL;
   if (!pn) return;
   tsr_chol_free(&pn->chol);
-  free(pn->w), free(pn->d), free(pn->trial), free(pn->delta), free(pn->Ad), free(pn->rhs), free(pn->x), free(pn->diag);
-  free(pn->F), free(pn->binding);
+  free(pn->w), free(pn->d), free(pn->trial), free(pn->delta), free(pn->Ad), free(pn->Ad1), free(pn->rhs), free(pn->x);
+  free(pn->diag), free(pn->F), free(pn->clipped), free(pn->binding);
   free(pn);
   *ppn = NULL;
 }
@@ -90,7 +90,7 @@ void tsr_pn_free(TsrPn **ppn) {
 static int reserve(TsrPn *pn, int m) {
   if (m <= pn->cap && pn->w) return 0;
   int c = m + m / 4 + 8;
-  double **dv[] = {&pn->w, &pn->d, &pn->trial, &pn->delta, &pn->Ad, &pn->rhs, &pn->x, &pn->diag};
+  double **dv[] = {&pn->w, &pn->d, &pn->trial, &pn->delta, &pn->Ad, &pn->Ad1, &pn->rhs, &pn->x, &pn->diag};
   for (size_t k = 0; k < sizeof dv / sizeof *dv; k++) {
     double *q = realloc(*dv[k], (size_t)c * sizeof *q);
     if (!q) return -1;
@@ -99,6 +99,9 @@ static int reserve(TsrPn *pn, int m) {
   int *f = realloc(pn->F, (size_t)c * sizeof *f);
   if (!f) return -1;
   pn->F = f;
+  f = realloc(pn->clipped, (size_t)c * sizeof *f);
+  if (!f) return -1;
+  pn->clipped = f;
   int8_t *b = realloc(pn->binding, (size_t)c);
   if (!b) return -1;
   pn->binding = b;
@@ -196,20 +199,33 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
     // Scaled gradient on B (diagonal of A).
     for (int i = 0; i < m; i++)
       if (pn->binding[i]) d[i] = p->lo[i] == p->hi[i] ? 0.0 : -w[i] / pn->diag[i];
-    // Armijo along the projection arc.
+    // Armijo along the projection arc. D = lambda(a) - lambda is a d except
+    // in the rows the projection clips, so A D = a (A d) + A c with c = D - a d
+    // nonzero only there: one product with A per iteration instead of one per
+    // trial (the search halves a up to 40 times; chain_drop's piles: ~18% of
+    // a schur-bpp step went to those products).
+    tsr_mlcp_matvec(p, d, pn->Ad1);
     double a = 1.0;
     int accepted = 0;
     for (int ls = 0; ls < 40; ls++, a *= 0.5) {
       double lin = 0.0, bterm = 0.0, moved = 0.0;
+      int nc = 0;
       for (int i = 0; i < m; i++) {
-        trial[i] = clamp(lambda[i] + a * d[i], p->lo[i], p->hi[i]);
+        double v = lambda[i] + a * d[i];
+        trial[i] = clamp(v, p->lo[i], p->hi[i]);
         D[i] = trial[i] - lambda[i];
+        if (trial[i] != v) pn->clipped[nc++] = i;
         lin += w[i] * D[i];
         moved = tsr_maxd(moved, fabs(D[i]));
         if (pn->binding[i]) bterm -= w[i] * D[i];
       }
       if (moved == 0.0) break;
-      tsr_mlcp_matvec(p, D, Ad);
+      for (int i = 0; i < m; i++) Ad[i] = a * pn->Ad1[i];
+      for (int k = 0; k < nc; k++) {
+        int j = pn->clipped[k];
+        double cj = D[j] - a * d[j];
+        for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) Ad[p->Ai[q]] += p->Ax[q] * cj;
+      }
       double quad = 0.0;
       for (int i = 0; i < m; i++) quad += D[i] * Ad[i];
       double decrease = -(lin + 0.5 * quad);
