@@ -2,6 +2,8 @@
 // Factorisation of principal submatrices A_FF (seed 000 Eqs. 27-28); the
 // choice of path is explained in chol.h.
 #include "linalg/chol.h"
+#include "linalg/chol_internal.h"
+#include "util/env.h"
 #include "util/grow.h"
 
 #include <cholmod.h>
@@ -10,65 +12,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-// LAPACK (Fortran interface).
-extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
-extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda, double *b,
-                    const int *ldb, int *info);
-extern void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag, const int *m, const int *n,
-                   const double *alpha, const double *a, const int *lda, double *b, const int *ldb);
-extern void dsyrk_(const char *uplo, const char *trans, const int *n, const int *k, const double *alpha,
-                   const double *a, const int *lda, const double *beta, double *c, const int *ldc);
-extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
-extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda, const int *ipiv,
-                    double *b, const int *ldb, int *info);
-// Present when the BLAS is OpenBLAS (resolved at run time; NULL otherwise).
-extern void openblas_set_num_threads(int n) __attribute__((weak));
-extern int blas_thread_shutdown_(void) __attribute__((weak));
-
-struct TsrChol {
-  cholmod_common cc;
-  // The matrix (referenced).
-  int m;
-  const int *Ap, *Ai;
-  const double *Ax;
-  int symmetric;
-  // Copy of the pattern the ordering was computed for.
-  int *pat_p, *pat_i;
-  int pat_m, pat_nnz, cap_pat_m, cap_pat_nnz;
-  int have_order;
-  int *perm;  // [m] AMD order of the whole A
-  int *cmember;  // [m] tsr_chol_order_last: 1 = order last (CAMD), or NULL
-  int cap_cmember, use_last, last_m;
-  // The submatrix.
-  int *loc;  // [m] local index in F or -1
-  int *perm_F;
-  int cap_m;
-  int nf;
-  int method;
-  // A_FF + shift I, both triangles, local numbering (rows sorted).
-  int *ffp, *ffi;
-  double *ffx;
-  int cap_ffp, cap_ffi, cap_ffx;
-  int *sym_F;  // the free set the symbolic analysis is for
-  int sym_nf, cap_sym_F, sym_valid, sym_ldl;
-  // LDL^T path (Davis's LDL): up-looking, symbolic = etree + counts.
-  int *Lp, *Parent, *Lnz, *Flag, *Pattern, *Li, *Pinv;
-  double *Lx, *Dd, *Yw;
-  int cap_ln, cap_li, cap_lx;
-  int force_path;  // TSR_CHOL_SPARSE: 0 auto, 1 ldl, 2 cholmod
-  double *G;       // tsr_chol_schur's copy of G^T (CHOLMOD and LU paths)
-  size_t cap_G;
-  // CHOLMOD path (supernodal when the factor is dense enough to pay).
-  cholmod_factor *L;
-  cholmod_dense *X, *Y, *E;
-  // Dense path.
-  double *D;
-  int *ipiv;
-  size_t cap_D;
-  int cap_ipiv;
-  TsrCholStats stats;
-};
 
 // OpenBLAS (pthreads build) starts its worker threads when it is loaded, and
 // they spin on sched_yield for ~0.1 s waiting for work; openblas_set_num_threads
@@ -99,6 +42,7 @@ TsrChol *tsr_chol_create(void) {
   c->cc.quick_return_if_not_posdef = 1;
   const char *e = getenv("TSR_CHOL_SPARSE");
   c->force_path = e && !strcmp(e, "ldl") ? 1 : e && !strcmp(e, "cholmod") ? 2 : 0;
+  c->no_update = tsr_env_flag("TSR_CHOL_NO_UPDATE");
   tsr_chol_blas_single_thread();
   return c;
 }
@@ -122,6 +66,7 @@ void tsr_chol_free(TsrChol **pc) {
   free(c->Lx), free(c->Dd), free(c->Yw), free(c->G);
   free(c->D);
   free(c->ipiv);
+  free(c->dord), free(c->dpos), free(c->fperm), free(c->dscr);
   free(c);
   *pc = NULL;
 }
@@ -136,6 +81,7 @@ int tsr_chol_set_matrix(int m, const int *Ap, const int *Ai, const double *Ax, i
   c->Ax = Ax;
   c->symmetric = symmetric;
   c->method = TSR_CHOL_NONE;
+  c->gen++;  // the values may have changed: no dense update across this
   int nnz = m > 0 ? Ap[m] : 0;
   if (m > c->cap_m) {
     int n = m + m / 2 + 16;
@@ -232,6 +178,7 @@ static int gather_dense(const int *F, int nf, double shift, TsrChol *c) {
 }
 
 static int factor_dense_lu(const int *F, int nf, double shift, TsrChol *c) {
+  c->dvalid = 0;  // D is overwritten
   if (gather_dense(F, nf, shift, c)) return -1;
   if (tsr_grow((void **)&c->ipiv, &c->cap_ipiv, nf, sizeof *c->ipiv)) return -1;
   int info = 0;
@@ -246,19 +193,6 @@ static int factor_dense_lu(const int *F, int nf, double shift, TsrChol *c) {
   return 0;
 }
 
-// 0 OK, 1 not positive definite, < 0 failure.
-static int factor_dense_llt(const int *F, int nf, double shift, TsrChol *c) {
-  if (gather_dense(F, nf, shift, c)) return -1;
-  int info = 0;
-  dpotrf_("L", &nf, c->D, &nf, &info);
-  c->stats.factorizations++;
-  if (info != 0) {
-    c->stats.not_posdef++;
-    return 1;
-  }
-  c->method = TSR_CHOL_DENSE_LLT;
-  return 0;
-}
 
 // A_FF + shift I into ffp/ffi/ffx: both triangles, local numbering; F is
 // increasing, so row indices stay sorted. A missing diagonal is inserted when
@@ -421,7 +355,7 @@ int tsr_chol_factor_shifted(const int *F, int nf, double shift, TsrChol *c) {
     return 0;
   }
   if (c->symmetric) {
-    int rc = nf <= TSR_CHOL_DENSE_MAX || dense_enough(F, nf, c) ? factor_dense_llt(F, nf, shift, c)
+    int rc = nf <= TSR_CHOL_DENSE_MAX || dense_enough(F, nf, c) ? tsr_chol_dense_llt(F, nf, shift, c)
                                                                   : factor_sparse(F, nf, shift, c);
     if (rc <= 0) return rc;
   }
@@ -433,9 +367,7 @@ int tsr_chol_solve(const double *rhs, double *x, TsrChol *c) {
   if (nf == 0) return 0;
   switch (c->method) {
     case TSR_CHOL_DENSE_LLT:
-      if (x != rhs) memcpy(x, rhs, (size_t)nf * sizeof *x);
-      dpotrs_("L", &nf, &one, c->D, &nf, x, &nf, &info);
-      return info ? -1 : 0;
+      return tsr_chol_dense_solve(rhs, x, c);
     case TSR_CHOL_DENSE_LU:
       if (x != rhs) memcpy(x, rhs, (size_t)nf * sizeof *x);
       dgetrs_("N", &nf, &one, c->D, &nf, c->ipiv, x, &nf, &info);
@@ -471,8 +403,7 @@ int tsr_chol_solve_many(double *X, int nrhs, TsrChol *c) {
   if (nf == 0 || nrhs <= 0) return 0;
   switch (c->method) {
     case TSR_CHOL_DENSE_LLT:
-      dpotrs_("L", &nf, &nrhs, c->D, &nf, X, &nf, &info);
-      return info ? -1 : 0;
+      return tsr_chol_dense_solve_many(X, nrhs, c);
     case TSR_CHOL_DENSE_LU:
       dgetrs_("N", &nf, &nrhs, c->D, &nf, c->ipiv, X, &nf, &info);
       return info ? -1 : 0;
@@ -483,8 +414,7 @@ int tsr_chol_solve_many(double *X, int nrhs, TsrChol *c) {
   }
 }
 
-// S = Z^T Z (ng x ng, both triangles) for Z nf x ng column-major (BLAS dsyrk).
-static void syrk_full(int nf, int ng, const double *Z, double *S) {
+void tsr_chol_syrk_full(int nf, int ng, const double *Z, double *S) {
   double one = 1.0, zero = 0.0;
   dsyrk_("U", "T", &ng, &nf, &one, Z, &nf, &zero, S, &ng);
   for (int b = 0; b < ng; b++)
@@ -526,17 +456,34 @@ int tsr_chol_schur(double *Gt, int ng, double *S, TsrChol *c) {
         double *z = Gt + (size_t)a * nt;
         for (int k = 0; k < nt; k++) z[k] = X[p0 + k] / sqrt(c->Dd[p0 + k]);
       }
-      syrk_full(nt, ng, Gt, S);
+      tsr_chol_syrk_full(nt, ng, Gt, S);
       return 0;
     }
-    case TSR_CHOL_DENSE_LLT: {
-      double one = 1.0;
-      dtrsm_("L", "L", "N", "N", &nf, &ng, &one, c->D, &nf, Gt, &nf);  // Y = L^-1 G^T
-      syrk_full(nf, ng, Gt, S);
-      return 0;
+    case TSR_CHOL_DENSE_LLT:
+      return tsr_chol_dense_schur(Gt, ng, S, c);
+    case TSR_CHOL_SPARSE: {
+      // CHOLMOD's factor is L L^T (final_ll): Z = L^-1 P G^T for all ng
+      // columns in one solve (supernodal: BLAS 3), S = Z^T Z. Solving
+      // column by column and forming G K in a triple loop was 44% of a
+      // log_tower step (schur-bpp, 1 thread).
+      cholmod_dense B = {0};
+      B.nrow = (size_t)nf;
+      B.ncol = (size_t)ng;
+      B.nzmax = (size_t)nf * (size_t)ng;
+      B.d = (size_t)nf;
+      B.x = Gt;
+      B.xtype = CHOLMOD_REAL;
+      B.dtype = CHOLMOD_DOUBLE;
+      cholmod_dense *PG = cholmod_solve(CHOLMOD_P, c->L, &B, &c->cc);
+      cholmod_dense *Z = PG ? cholmod_solve(CHOLMOD_L, c->L, PG, &c->cc) : NULL;
+      if (Z) tsr_chol_syrk_full(nf, ng, Z->x, S);
+      cholmod_free_dense(&PG, &c->cc);
+      int ok = Z != NULL;
+      cholmod_free_dense(&Z, &c->cc);
+      return ok ? 0 : -1;
     }
     default: {
-      // CHOLMOD or LU: K = A_FF^-1 G^T by full solves, S = G K symmetrised.
+      // LU: K = A_FF^-1 G^T, S = G K (BLAS dgemm) symmetrised.
       size_t need = (size_t)nf * (size_t)ng;
       if (need > c->cap_G) {
         double *q = realloc(c->G, need * sizeof *q);
@@ -544,15 +491,10 @@ int tsr_chol_schur(double *Gt, int ng, double *S, TsrChol *c) {
         c->G = q;
         c->cap_G = need;
       }
-      double *G = c->G;
+      double *G = c->G, one = 1.0, zero = 0.0;
       memcpy(G, Gt, need * sizeof *G);
       if (tsr_chol_solve_many(Gt, ng, c)) return -1;
-      for (int b = 0; b < ng; b++)
-        for (int a = 0; a < ng; a++) {
-          double v = 0.0;
-          for (int k = 0; k < nf; k++) v += G[(size_t)a * nf + k] * Gt[(size_t)b * nf + k];
-          S[a + (size_t)b * ng] = v;
-        }
+      dgemm_("T", "N", &ng, &ng, &nf, &one, G, &nf, Gt, &nf, &zero, S, &ng);
       for (int a = 0; a < ng; a++)
         for (int b = a + 1; b < ng; b++)
           S[a + (size_t)b * ng] = S[b + (size_t)a * ng] = 0.5 * (S[a + (size_t)b * ng] + S[b + (size_t)a * ng]);

@@ -10,7 +10,9 @@
 //
 // Paths, chosen per factorisation:
 //   * symmetric A, |F| <= TSR_CHOL_DENSE_MAX, or A_FF at least a quarter
-//     full and |F| <= TSR_CHOL_DENSE_LARGE   : dense Cholesky (LAPACK dpotrf);
+//     full and |F| <= TSR_CHOL_DENSE_LARGE   : dense Cholesky (LAPACK dpotrf),
+//     updated row by row while F changes by a few rows between calls on the
+//     same matrix (chol_dense.c);
 //   * symmetric A, larger F                  : sparse, with the fill-reducing
 //     AMD ordering of the WHOLE A computed once per sparsity pattern of A and
 //     restricted to F (the induced order of a good ordering is a good ordering
@@ -54,6 +56,7 @@ typedef struct {
   int factorizations;  // numeric factorisations, any path
   int dense_lu;        // of which dense LU (fallback)
   int not_posdef;      // Cholesky attempts that found A_FF not positive definite
+  int dense_updates;   // of the factorizations: dense factors updated for a changed F (chol_dense.c)
 } TsrCholStats;
 
 TsrChol *tsr_chol_create(void);

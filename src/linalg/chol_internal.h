@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+// Internals of linalg/chol.c shared with chol_dense.c.
+#ifndef TSR_CHOL_INTERNAL_H
+#define TSR_CHOL_INTERNAL_H
+
+#include <cholmod.h>
+#include <stddef.h>
+
+#include "linalg/chol.h"
+
+// LAPACK (Fortran interface).
+extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
+extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda, double *b,
+                    const int *ldb, int *info);
+extern void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag, const int *m, const int *n,
+                   const double *alpha, const double *a, const int *lda, double *b, const int *ldb);
+extern void dsyrk_(const char *uplo, const char *trans, const int *n, const int *k, const double *alpha,
+                   const double *a, const int *lda, const double *beta, double *c, const int *ldc);
+extern void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+                   const double *alpha, const double *a, const int *lda, const double *b, const int *ldb,
+                   const double *beta, double *c, const int *ldc);
+extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda, const int *ipiv,
+                    double *b, const int *ldb, int *info);
+// Present when the BLAS is OpenBLAS (resolved at run time; NULL otherwise).
+extern void openblas_set_num_threads(int n) __attribute__((weak));
+extern int blas_thread_shutdown_(void) __attribute__((weak));
+
+struct TsrChol {
+  cholmod_common cc;
+  // The matrix (referenced).
+  int m;
+  const int *Ap, *Ai;
+  const double *Ax;
+  int symmetric;
+  // Copy of the pattern the ordering was computed for.
+  int *pat_p, *pat_i;
+  int pat_m, pat_nnz, cap_pat_m, cap_pat_nnz;
+  int have_order;
+  int *perm;     // [m] AMD order of the whole A
+  int *cmember;  // [m] tsr_chol_order_last: 1 = order last (CAMD), or NULL
+  int cap_cmember, use_last, last_m;
+  // The submatrix.
+  int *loc;  // [m] local index in F or -1
+  int *perm_F;
+  int cap_m;
+  int nf;
+  int method;
+  // A_FF + shift I, both triangles, local numbering (rows sorted).
+  int *ffp, *ffi;
+  double *ffx;
+  int cap_ffp, cap_ffi, cap_ffx;
+  int *sym_F;  // the free set the symbolic analysis is for
+  int sym_nf, cap_sym_F, sym_valid, sym_ldl;
+  // LDL^T path (Davis's LDL): up-looking, symbolic = etree + counts.
+  int *Lp, *Parent, *Lnz, *Flag, *Pattern, *Li, *Pinv;
+  double *Lx, *Dd, *Yw;
+  int cap_ln, cap_li, cap_lx;
+  int force_path;  // TSR_CHOL_SPARSE: 0 auto, 1 ldl, 2 cholmod
+  double *G;       // tsr_chol_schur's copy of G^T (CHOLMOD and LU paths)
+  size_t cap_G;
+  // CHOLMOD path (supernodal when the factor is dense enough to pay).
+  cholmod_factor *L;
+  cholmod_dense *X, *Y, *E;
+  // Dense paths. LU: D (ld nf) and ipiv. Cholesky (chol_dense.c): L in
+  // the lower triangle of D with leading dimension dld; its rows are the
+  // global rows dord[0..dn) in that order (dpos: the inverse, -1 when not
+  // in the factor), so that rows can be removed and appended; fperm[k] is
+  // the factor position of F[k] (identity when dident).
+  double *D;
+  int *ipiv;
+  size_t cap_D;
+  int cap_ipiv;
+  int dld, dn, dm, dident, dvalid, dupdates, no_update;
+  int *dord, *dpos, *fperm;
+  int cap_dord, cap_dpos, cap_fperm;
+  unsigned dgen, gen;  // gen: bumped by tsr_chol_set_matrix (values may change)
+  double dshift;
+  double *dscr;  // scratch [dld]
+  int cap_dscr;
+  TsrCholStats stats;
+};
+
+// chol_dense.c: dense Cholesky of A_FF + shift I (0, 1 not positive
+// definite, < 0 failure), solves and the Schur term in its row order.
+int tsr_chol_dense_llt(const int *F, int nf, double shift, TsrChol *c);
+int tsr_chol_dense_solve(const double *rhs, double *x, TsrChol *c);
+int tsr_chol_dense_solve_many(double *X, int nrhs, TsrChol *c);
+int tsr_chol_dense_schur(double *Gt, int ng, double *S, TsrChol *c);
+// S = Z^T Z (ng x ng, both triangles) for Z nf x ng column-major (BLAS dsyrk).
+void tsr_chol_syrk_full(int nf, int ng, const double *Z, double *S);
+
+#endif

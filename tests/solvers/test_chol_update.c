@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// The dense Cholesky of linalg/chol_dense.c follows a changing free set F by
+// removing and appending rows of its factor. Whatever the sequence of F, a
+// factorisation must solve A_FF x = r and give G A_FF^-1 G^T as a fresh
+// LAPACK factorisation of the same A_FF does, up to rounding amplified by
+// cond(A_FF): here cond(A) = 1e4, and the tolerance 1e-9 (relative to the
+// solution) leaves a margin of 1e3 over cond * eps * (updates in a row).
+// The walk below changes F by 1 or 2 rows at a time (updates) and, now and
+// then, by many (a fresh factorisation), and checks that updates happened.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linalg/chol.h"
+#include "test_util.h"
+#include "tsr_test.h"
+
+extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
+extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda, double *b,
+                    const int *ldb, int *info);
+
+// x = A_FF^-1 rhs by LAPACK (A dense row-major m x m).
+static void reference_solve(const double *A, int m, const int *F, int nf, const double *rhs, double *x) {
+  double *D = malloc((size_t)nf * nf * sizeof *D);
+  for (int b = 0; b < nf; b++)
+    for (int a = 0; a < nf; a++) D[(size_t)b * nf + a] = A[(size_t)F[a] * m + F[b]];
+  int info = 0, one = 1;
+  dpotrf_("L", &nf, D, &nf, &info);
+  ENSURE(info == 0);
+  memcpy(x, rhs, (size_t)nf * sizeof *x);
+  dpotrs_("L", &nf, &one, D, &nf, x, &nf, &info);
+  ENSURE(info == 0);
+  free(D);
+}
+
+static double max_abs(const double *v, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s = fmax(s, fabs(v[i]));
+  return s;
+}
+
+static void walk(int m, uint64_t seed) {
+  Rng r = {seed};
+  double *A = malloc((size_t)m * m * sizeof *A);
+  random_spd(&r, m, 1e4, A);
+  // CSC of the dense matrix (both triangles).
+  int *Ap = malloc((size_t)(m + 1) * sizeof *Ap), *Ai = malloc((size_t)m * m * sizeof *Ai);
+  double *Ax = malloc((size_t)m * m * sizeof *Ax);
+  for (int j = 0, z = 0; j <= m; j++) {
+    Ap[j] = z;
+    if (j == m) break;
+    for (int i = 0; i < m; i++) Ai[z] = i, Ax[z++] = A[(size_t)i * m + j];
+  }
+  TsrChol *c = tsr_chol_create();
+  ENSURE(c != NULL);
+  ENSURE(tsr_chol_set_matrix(m, Ap, Ai, Ax, 1, c) == 0);
+  int8_t *in = calloc((size_t)m, 1);
+  for (int i = 0; i < m; i++) in[i] = rng_uniform(&r) < 0.7;
+  int *F = malloc((size_t)m * sizeof *F), ng = 5;
+  double *rhs = malloc((size_t)m * sizeof *rhs), *x = malloc((size_t)m * sizeof *x),
+         *xr = malloc((size_t)m * sizeof *xr);
+  double *Gt = malloc((size_t)m * ng * sizeof *Gt), *G0 = malloc((size_t)m * ng * sizeof *G0);
+  double *S = malloc((size_t)ng * ng * sizeof *S), *K = malloc((size_t)m * sizeof *K);
+  double worst_x = 0, worst_s = 0;
+  for (int step = 0; step < 120; step++) {
+    int changes = step % 17 == 16 ? m / 3 : 1 + rng_int(&r, 2);
+    for (int k = 0; k < changes; k++) in[rng_int(&r, m)] ^= 1;
+    int nf = 0;
+    for (int i = 0; i < m; i++)
+      if (in[i]) F[nf++] = i;
+    if (nf == 0) continue;
+    ENSURE(tsr_chol_factor(F, nf, c) == 0);
+    ENSURE(tsr_chol_method(c) == TSR_CHOL_DENSE_LLT);
+    for (int k = 0; k < nf; k++) rhs[k] = rng_range(&r, -1, 1);
+    ENSURE(tsr_chol_solve(rhs, x, c) == 0);
+    reference_solve(A, m, F, nf, rhs, xr);
+    for (int k = 0; k < nf; k++) xr[k] -= x[k];
+    double ex = max_abs(xr, nf) / max_abs(x, nf);
+    worst_x = fmax(worst_x, ex);
+    // S = G A_FF^-1 G^T against G (A_FF^-1 G^T) column by column.
+    for (int q = 0; q < nf * ng; q++) Gt[q] = G0[q] = rng_uniform(&r) < 0.3 ? rng_range(&r, -1, 1) : 0.0;
+    ENSURE(tsr_chol_schur(Gt, ng, S, c) == 0);
+    double smax = max_abs(S, ng * ng), es = 0;
+    for (int b = 0; b < ng; b++) {
+      reference_solve(A, m, F, nf, G0 + (size_t)b * nf, K);
+      for (int a = 0; a < ng; a++) {
+        double v = 0;
+        for (int k = 0; k < nf; k++) v += G0[(size_t)a * nf + k] * K[k];
+        es = fmax(es, fabs(v - S[a + (size_t)b * ng]));
+      }
+    }
+    worst_s = fmax(worst_s, es / smax);
+  }
+  int updates = tsr_chol_stats(c)->dense_updates, total = tsr_chol_stats(c)->factorizations;
+  printf("  m=%d seed=%llu: %d factorisations, %d of them updates; worst relative error: solve %.2e, Schur %.2e\n", m,
+         (unsigned long long)seed, total, updates, worst_x, worst_s);
+  ENSURE(updates > total / 2);  // the walk is mostly small changes
+  ENSURE(updates < total);      // and sometimes large ones
+  ENSURE(worst_x < 1e-9);
+  ENSURE(worst_s < 1e-9);
+  tsr_chol_free(&c);
+  free(A), free(Ap), free(Ai), free(Ax), free(in), free(F), free(rhs), free(x), free(xr), free(Gt), free(G0), free(S),
+      free(K);
+}
+
+// m <= TSR_CHOL_DENSE_MAX takes the dense path at any nf; a full A also
+// takes it above (dense_enough).
+static void test_update_walks(void) {
+  walk(40, 1);
+  walk(120, 2);
+  walk(200, 3);
+}
+
+int main(void) {
+  RUN_TEST(test_update_walks);
+  return TSR_TEST_RESULT();
+}
