@@ -185,23 +185,29 @@ static int table_seen(uint64_t *t, int cap, uint64_t h) {
 // Eq. 27/28). Returns 0, or < 0 when A_FF cannot be factorised.
 static int solve_set(const TsrMlcp *p, double amax, double *lambda, TsrBpp *b, int *factorizations) {
   int m = p->m, nf = 0;
+  // Locals, so that the compiler keeps them in registers in the sparse
+  // loops (through b and p it must reload them after every store).
+  const int *restrict Ap = p->Ap, *restrict Ai = p->Ai;
+  const double *restrict Ax = p->Ax;
+  int *restrict loc = b->loc, *restrict F = b->F;
+  double *restrict rhs = b->rhs;
   for (int i = 0; i < m; i++) {
     if (b->s[i] == TSR_INDEX_FREE) {
-      b->loc[i] = nf;
-      b->F[nf++] = i;
+      loc[i] = nf;
+      F[nf++] = i;
     } else {
-      b->loc[i] = -1;
+      loc[i] = -1;
       lambda[i] = b->s[i] == TSR_INDEX_LOWER ? p->lo[i] : p->hi[i];
     }
   }
   // rhs_F = -b_F - A_FT lambda_T
-  for (int k = 0; k < nf; k++) b->rhs[k] = -p->b[b->F[k]];
+  for (int k = 0; k < nf; k++) rhs[k] = -p->b[F[k]];
   for (int j = 0; j < m; j++) {
-    if (b->loc[j] >= 0 || lambda[j] == 0.0) continue;
+    if (loc[j] >= 0 || lambda[j] == 0.0) continue;
     double lj = lambda[j];
-    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) {
-      int k = b->loc[p->Ai[q]];
-      if (k >= 0) b->rhs[k] -= p->Ax[q] * lj;
+    for (int q = Ap[j]; q < Ap[j + 1]; q++) {
+      int k = loc[Ai[q]];
+      if (k >= 0) rhs[k] -= Ax[q] * lj;
     }
   }
   if (nf == 0) return 0;
@@ -229,13 +235,15 @@ factored:
   // step normally; with the shift, until the residual stops falling.
   double r_prev = INFINITY;
   for (int it = 0; it < (shifted ? 100 : 1); it++) {
-    memcpy(b->r, b->rhs, (size_t)nf * sizeof *b->r);
+    double *restrict r = b->r;
+    const double *restrict x = b->x;
+    memcpy(r, rhs, (size_t)nf * sizeof *r);
     for (int c = 0; c < nf; c++) {
-      int j = b->F[c];
-      double xc = b->x[c];
-      for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) {
-        int k = b->loc[p->Ai[q]];
-        if (k >= 0) b->r[k] -= p->Ax[q] * xc;
+      int j = F[c];
+      double xc = x[c];
+      for (int q = Ap[j]; q < Ap[j + 1]; q++) {
+        int k = loc[Ai[q]];
+        if (k >= 0) r[k] -= Ax[q] * xc;
       }
     }
     double r_inf = 0.0;
