@@ -57,7 +57,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in examples/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_rock_pile import f3, quat_random, rock  # noqa: E402  (same folder)
+from gen_rock_pile import emit_scene, quat_random, rock  # noqa: E402  (same folder)
 
 MASSES = (10.0, 100.0, 1000.0)
 KINDS = ("sphere", "box", "peanut", "tri")
@@ -65,12 +65,6 @@ CELL = 1.4          # column spacing, m
 REACH = 0.68        # largest bounding radius allowed (elongated 1000 kg boxes are redrawn)
 COLUMNS = (5, 4)    # columns along x and y
 GAP = 0.02          # vertical clearance between rocks of a column at t = 0, m
-
-
-def sci(v):
-    """5e-08 -> 5.0e-8 (the house style of the YAML files)."""
-    m, e = ("%.1e" % v).split("e")
-    return "%se%d" % (m, int(e))
 
 
 def main(a):
@@ -107,48 +101,16 @@ def main(a):
            "#"]
     out += [("# " + s).rstrip() for s in doc.strip().splitlines()]
     w = out.append
-    w("format: tessera-model/1")
-    w("name: %s" % a.name)
-    w("description: %d rocks of 10, 100 and 1000 kg pushed by a 1 kg shovel on a motorised prismatic joint." % a.rocks)
-    w("settings:")
-    w("  step: 0.016666666666666666")
-    w("  duration: %.1f" % a.duration)
-    w("  solver: {type: direct-bpp}")
-    w("  partitioning: {method: mindp, max_bodies: 16}")
-    w("  contact: {max_per_pair: %d, margin: %g}" % (a.max_per_pair, a.margin))
-    w("materials:")
     # A contact's compliance is the sum of its two materials' (springs in
     # series, src/contact/rows.c): each material gets half of --compliance.
-    w("  - {name: rock, friction: 0.6, compliance: %s, damping: 0.5}" % sci(a.compliance / 2))
-    w("  - {name: steel, friction: 0.4, compliance: %s, damping: 0.5}" % sci(a.compliance / 2))
-    w("material_pairs:")
-    w("  - {materials: [steel, rock], friction: 0.4}")
-    w("bodies:")
-    w("  - name: ground")
-    w("    fixed: true")
-    w("    shape: {type: plane, normal: [0, 0, 1], offset: 0.0}")
-    w("  - name: shovel")
-    w("    mass: 1.0")
-    w("    material: steel")
-    w("    shape:")
-    w("      type: compound")
-    w("      parts:")
-    w("        - {type: box, size: [0.05, %.2f, %.2f]}" % (width, a.blade_height))
-    w("        - {type: box, size: [1.2, 0.05, %.2f], position: [0.625, %.3f, 0]}" % (a.blade_height, width / 2 - 0.025))
-    w("        - {type: box, size: [1.2, 0.05, %.2f], position: [0.625, %.3f, 0]}" % (a.blade_height, -(width / 2 - 0.025)))
     zb = 0.02 + a.blade_height / 2
-    w("    position: [%.4f, 0, %.3f]" % (blade_x, zb))
-    for k, (kind, mass, shape, pos, q) in enumerate(rocks):
-        w("  - {name: rock_%d, mass: %.1f, shape: %s, position: %s, orientation: [%.6f, %.6f, %.6f, %.6f]}"
-          % (k, mass, shape, f3(pos), *q))
-    w("joints:")
-    w("  - name: drive")
-    w("    type: prismatic")
-    w("    bodies: [world, shovel]")
-    w("    anchor: [%.4f, 0, %.3f]" % (blade_x, zb))
-    w("    axis: [1, 0, 0]")
-    w("    motor: {speed: %g, max_force: %s}" % (a.speed, sci(a.max_force)))
-    w("    compliance: 1.0e-10")
+    emit_scene(w, a.name,
+               "%d rocks of 10, 100 and 1000 kg pushed by a 1 kg shovel on a motorised prismatic joint." % a.rocks,
+               a.duration, a.max_per_pair, a.margin, a.compliance / 2,
+               ["{type: box, size: [0.05, %.2f, %.2f]}" % (width, a.blade_height),
+                "{type: box, size: [1.2, 0.05, %.2f], position: [0.625, %.3f, 0]}" % (a.blade_height, width / 2 - 0.025),
+                "{type: box, size: [1.2, 0.05, %.2f], position: [0.625, %.3f, 0]}" % (a.blade_height, -(width / 2 - 0.025))],
+               blade_x, "%.3f" % zb, rocks, "%.1f", a.speed, a.max_force)
     return "\n".join(out) + "\n"
 
 

@@ -86,6 +86,59 @@ def rock(rng, kind, mass):
     return "{type: compound, parts: [%s]}" % parts, d + r
 
 
+def sci(v):
+    """5e-08 -> 5.0e-8 (the house style of the YAML files)."""
+    m, e = ("%.1e" % v).split("e")
+    return "%se%d" % (m, int(e))
+
+
+def emit_scene(w, name, description, duration, max_per_pair, margin, compliance, parts, blade_x, z, rocks, mass_fmt,
+               speed, max_force):
+    """The model of a rock pile pushed by a shovel (this file and
+    gen_large_rock_pile.py): settings, materials (each gets `compliance`),
+    the ground, the shovel (compound `parts`, YAML flow maps, at
+    [blade_x, 0, z], z a string), the rocks (kind, mass, shape, position,
+    quaternion) and the motorised prismatic drive, through w (one line a call)."""
+    w("format: tessera-model/1")
+    w("name: %s" % name)
+    w("description: %s" % description)
+    w("settings:")
+    w("  step: 0.016666666666666666")
+    w("  duration: %.1f" % duration)
+    w("  solver: {type: direct-bpp}")
+    w("  partitioning: {method: mindp, max_bodies: 16}")
+    w("  contact: {max_per_pair: %d, margin: %g}" % (max_per_pair, margin))
+    w("materials:")
+    w("  - {name: rock, friction: 0.6, compliance: %s, damping: 0.5}" % sci(compliance))
+    w("  - {name: steel, friction: 0.4, compliance: %s, damping: 0.5}" % sci(compliance))
+    w("material_pairs:")
+    w("  - {materials: [steel, rock], friction: 0.4}")
+    w("bodies:")
+    w("  - name: ground")
+    w("    fixed: true")
+    w("    shape: {type: plane, normal: [0, 0, 1], offset: 0.0}")
+    w("  - name: shovel")
+    w("    mass: 1.0")
+    w("    material: steel")
+    w("    shape:")
+    w("      type: compound")
+    w("      parts:")
+    for part in parts:
+        w("        - " + part)
+    w("    position: [%.4f, 0, %s]" % (blade_x, z))
+    for k, (kind, mass, shape, pos, q) in enumerate(rocks):
+        w(("  - {name: rock_%d, mass: " + mass_fmt + ", shape: %s, position: %s, orientation: [%.6f, %.6f, %.6f, %.6f]}")
+          % (k, mass, shape, f3(pos), *q))
+    w("joints:")
+    w("  - name: drive")
+    w("    type: prismatic")
+    w("    bodies: [world, shovel]")
+    w("    anchor: [%.4f, 0, %s]" % (blade_x, z))
+    w("    axis: [1, 0, 0]")
+    w("    motor: {speed: %g, max_force: %s}" % (speed, sci(max_force)))
+    w("    compliance: 1.0e-10")
+
+
 def main(n_rocks, seed):
     rng = random.Random(seed)
     slots = []
@@ -127,45 +180,11 @@ def main(n_rocks, seed):
     w("# along +x with a motor (0.5 m/s, max force 1e5 N, compliance 1e-10); it starts 1.6 m behind")
     w("# the pile, meets it after ~2 s and pushes it ~3 m. mu 0.6 rock, 0.4 shovel-rock; contact")
     w("# compliance 1e-9 m/N, margin 5 mm, 4 points per pair; h = 1/60 s, 8 s.")
-    w("format: tessera-model/1")
-    w("name: rock_pile")
-    w("description: %d rocks of 80-250 kg pushed by a 1 kg shovel on a motorised prismatic joint." % n_rocks)
-    w("settings:")
-    w("  step: 0.016666666666666666")
-    w("  duration: 8.0")
-    w("  solver: {type: direct-bpp}")
-    w("  partitioning: {method: mindp, max_bodies: 16}")
-    w("  contact: {max_per_pair: 4, margin: 0.005}")
-    w("materials:")
-    w("  - {name: rock, friction: 0.6, compliance: 1.0e-9, damping: 0.5}")
-    w("  - {name: steel, friction: 0.4, compliance: 1.0e-9, damping: 0.5}")
-    w("material_pairs:")
-    w("  - {materials: [steel, rock], friction: 0.4}")
-    w("bodies:")
-    w("  - name: ground")
-    w("    fixed: true")
-    w("    shape: {type: plane, normal: [0, 0, 1], offset: 0.0}")
-    w("  - name: shovel")
-    w("    mass: 1.0")
-    w("    material: steel")
-    w("    shape:")
-    w("      type: compound")
-    w("      parts:")
-    w("        - {type: box, size: [0.05, 4.4, 1.2]}")
-    w("        - {type: box, size: [0.8, 0.05, 1.2], position: [0.425, 2.175, 0]}")
-    w("        - {type: box, size: [0.8, 0.05, 1.2], position: [0.425, -2.175, 0]}")
-    w("    position: [%.4f, 0, 0.62]" % blade_x)
-    for k, (kind, mass, shape, pos, q) in enumerate(rocks):
-        w("  - {name: rock_%d, mass: %.2f, shape: %s, position: %s, orientation: [%.6f, %.6f, %.6f, %.6f]}"
-          % (k, mass, shape, f3(pos), *q))
-    w("joints:")
-    w("  - name: drive")
-    w("    type: prismatic")
-    w("    bodies: [world, shovel]")
-    w("    anchor: [%.4f, 0, 0.62]" % blade_x)
-    w("    axis: [1, 0, 0]")
-    w("    motor: {speed: 0.5, max_force: 1.0e5}")
-    w("    compliance: 1.0e-10")
+    emit_scene(w, "rock_pile", "%d rocks of 80-250 kg pushed by a 1 kg shovel on a motorised prismatic joint." % n_rocks,
+               8.0, 4, 0.005, 1e-9,
+               ["{type: box, size: [0.05, 4.4, 1.2]}", "{type: box, size: [0.8, 0.05, 1.2], position: [0.425, 2.175, 0]}",
+                "{type: box, size: [0.8, 0.05, 1.2], position: [0.425, -2.175, 0]}"],
+               blade_x, "0.62", rocks, "%.2f", 0.5, 1e5)
     return "\n".join(out) + "\n"
 
 
