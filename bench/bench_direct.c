@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "linalg/chol.h"
 #include "model/model.h"
 #include "sim/world.h"
@@ -44,13 +45,7 @@ int main(int argc, char **argv) {
   for (int i = 2; i < argc; i++)
     if (!strcmp(argv[i], "--set") && i + 1 < argc && n_sets < 64) sets[n_sets++] = argv[++i];
   TsrModel m;
-  TsrDiag d;
-  tsr_diag_init(&d);
-  if (tsr_model_load(argv[1], sets, n_sets, &m, &d)) {
-    for (int i = 0; i < d.count; i++) fprintf(stderr, "%s\n", d.messages[i]);
-    return 2;
-  }
-  tsr_diag_free(&d);
+  if (bench_load_model(argv[1], sets, n_sets, &m)) return 2;
   m.settings.solver.type = TSR_SOLVER_DIRECT_BPP;
   TsrWorld w;
   char err[256];

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
 #include "linalg/chol.h"
 #include "model/model.h"
 #include "partition/partition.h"
@@ -146,13 +147,7 @@ int main(int argc, char **argv) {
   }
   if (!solvers) return usage();
   TsrModel m;
-  TsrDiag d;
-  tsr_diag_init(&d);
-  if (tsr_model_load(argv[1], sets, n_sets, &m, &d)) {
-    for (int i = 0; i < d.count; i++) fprintf(stderr, "%s\n", d.messages[i]);
-    return 2;
-  }
-  tsr_diag_free(&d);
+  if (bench_load_model(argv[1], sets, n_sets, &m)) return 2;
   Bench b = {.model = &m, .from = from, .threads = threads};
   b.method = m.settings.partitioning.method;
   b.max_bodies = max_bodies > 0 ? max_bodies : m.settings.partitioning.max_bodies;
