@@ -9,6 +9,7 @@
 #include <cholmod.h>
 #include <ldl.h>
 #include <math.h>
+#include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,27 @@ int tsr_chol_order_last(int m, const int8_t *last, TsrChol *c) {
   return 0;
 }
 
+// CHOLMOD 5.12 runs some of its loops (clearing its Map array for every
+// matrix of more than 128 rows, zeroing large supernodes) in OpenMP teams of
+// a compiled-in CHOLMOD_OMP_NUM_THREADS = 4, whatever --threads says. Inside
+// our parallel regions OpenMP's default of one active level keeps them
+// serial; from a serial caller (direct-bpp, or a subsystem solve in a
+// one-thread region, which is not an active level) they started four-thread
+// teams: with --threads 1 that was more threads than asked for, and a new
+// team for each factorisation (thread creation was 8% of a log_tower step).
+// So CHOLMOD is called with no active level left when the caller is the only
+// thread running.
+static int serial_cholmod_begin(void) {
+  if (omp_in_parallel()) return -1;
+  int levels = omp_get_max_active_levels();
+  omp_set_max_active_levels(0);
+  return levels;
+}
+
+static void serial_cholmod_end(int levels) {
+  if (levels >= 0) omp_set_max_active_levels(levels);
+}
+
 // AMD order of the whole (symmetric) pattern, once per pattern (CAMD with
 // the rows of tsr_chol_order_last last).
 static int ensure_order(TsrChol *c) {
@@ -148,9 +170,11 @@ static int ensure_order(TsrChol *c) {
   A.dtype = CHOLMOD_DOUBLE;
   A.sorted = 1;
   A.packed = 1;
-  if (c->use_last && c->last_m == c->m ? !cholmod_camd(&A, NULL, 0, c->cmember, c->perm, &c->cc)
-                  : !cholmod_amd(&A, NULL, 0, c->perm, &c->cc))
-    return -1;
+  int levels = serial_cholmod_begin();
+  int ok = c->use_last && c->last_m == c->m ? cholmod_camd(&A, NULL, 0, c->cmember, c->perm, &c->cc)
+                                            : cholmod_amd(&A, NULL, 0, c->perm, &c->cc);
+  serial_cholmod_end(levels);
+  if (!ok) return -1;
   c->have_order = 1;
   c->stats.orderings++;
   return 0;
@@ -286,7 +310,9 @@ static int analyse(const int *F, int nf, TsrChol *c) {
       return -1;
   } else {
     cholmod_sparse S = aff_view(c, nf);
+    int levels = serial_cholmod_begin();
     c->L = cholmod_analyze_p(&S, c->perm_F, NULL, 0, &c->cc);
+    serial_cholmod_end(levels);
     if (!c->L) return -1;
   }
   c->stats.analyses++;
@@ -319,7 +345,9 @@ static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
   }
   cholmod_sparse S = aff_view(c, nf);
   double beta[2] = {0.0, 0.0};  // the shift is already in ffx
+  int levels = serial_cholmod_begin();
   int ok = cholmod_factorize_p(&S, beta, NULL, 0, c->L, &c->cc);
+  serial_cholmod_end(levels);
   if (!ok && c->cc.status != CHOLMOD_NOT_POSDEF) return -1;
   if (c->cc.status == CHOLMOD_NOT_POSDEF || c->L->minor < c->L->n) {
     c->stats.not_posdef++;
@@ -389,7 +417,10 @@ int tsr_chol_solve(const double *rhs, double *x, TsrChol *c) {
       B.x = (void *)rhs;
       B.xtype = CHOLMOD_REAL;
       B.dtype = CHOLMOD_DOUBLE;
-      if (!cholmod_solve2(CHOLMOD_A, c->L, &B, NULL, &c->X, NULL, &c->Y, &c->E, &c->cc)) return -1;
+      int levels = serial_cholmod_begin();
+      int ok = cholmod_solve2(CHOLMOD_A, c->L, &B, NULL, &c->X, NULL, &c->Y, &c->E, &c->cc);
+      serial_cholmod_end(levels);
+      if (!ok) return -1;
       memcpy(x, c->X->x, (size_t)nf * sizeof *x);
       return 0;
     }
@@ -474,8 +505,10 @@ int tsr_chol_schur(double *Gt, int ng, double *S, TsrChol *c) {
       B.x = Gt;
       B.xtype = CHOLMOD_REAL;
       B.dtype = CHOLMOD_DOUBLE;
+      int levels = serial_cholmod_begin();
       cholmod_dense *PG = cholmod_solve(CHOLMOD_P, c->L, &B, &c->cc);
       cholmod_dense *Z = PG ? cholmod_solve(CHOLMOD_L, c->L, PG, &c->cc) : NULL;
+      serial_cholmod_end(levels);
       if (Z) tsr_chol_syrk_full(nf, ng, Z->x, S);
       cholmod_free_dense(&PG, &c->cc);
       int ok = Z != NULL;
