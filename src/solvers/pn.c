@@ -58,7 +58,7 @@ struct TsrPn {
   int8_t *binding;
   double eps0;
   int trace;  // TSR_PN_TRACE: one line per iteration on stderr
-  int lm;  // shift A_FF when steps are cut short (TSR_PN_NO_SHIFT=1: never)
+  int lm;     // shift A_FF when steps are cut short (TSR_PN_NO_SHIFT=1: never)
 };
 
 TsrPn *tsr_pn_create(void) {
@@ -111,8 +111,7 @@ static int reserve(TsrPn *pn, int m) {
 
 static double clamp(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_set, TsrSolveStats *stats,
-                 TsrPn *pn) {
+int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_set, TsrSolveStats *stats, TsrPn *pn) {
   int m = p->m;
   stats->converged = 0;
   if (!p->symmetric) return -1;
@@ -199,11 +198,12 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
     // Scaled gradient on B (diagonal of A).
     for (int i = 0; i < m; i++)
       if (pn->binding[i]) d[i] = p->lo[i] == p->hi[i] ? 0.0 : -w[i] / pn->diag[i];
-    // Armijo along the projection arc. D = lambda(a) - lambda is a d except
-    // in the rows the projection clips, so A D = a (A d) + A c with c = D - a d
-    // nonzero only there: one product with A per iteration instead of one per
-    // trial (the search halves a up to 40 times; chain_drop's piles: ~18% of
-    // a schur-bpp step went to those products).
+    // Armijo along the projection arc. D = lambda(a) - lambda is a d (up to
+    // rounding) except in the rows the projection clips, so A D = a (A d) +
+    // A c with c = D - a d nonzero only there: one product with A per
+    // iteration instead of one per trial (the search halves a up to 40
+    // times; chain_drop's piles: ~18% of a schur-bpp step went to those
+    // products).
     tsr_mlcp_matvec(p, d, pn->Ad1);
     double a = 1.0;
     int accepted = 0;
@@ -252,8 +252,8 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
   if (index_set)
     for (int i = 0; i < m; i++)
       index_set[i] = p->lo[i] == p->hi[i] || lambda[i] == p->lo[i] ? TSR_INDEX_LOWER
-                     : lambda[i] == p->hi[i]                      ? TSR_INDEX_UPPER
-                                                                  : TSR_INDEX_FREE;
+                     : lambda[i] == p->hi[i]                       ? TSR_INDEX_UPPER
+                                                                   : TSR_INDEX_FREE;
   stats->residual = tsr_mlcp_residual_ws(p, lambda, w, NULL);
   stats->converged = rc == 0;
   return rc;
