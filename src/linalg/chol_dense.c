@@ -40,22 +40,34 @@
 // An appended pivot d^2 below this fraction of its diagonal entry asks for a
 // full factorisation.
 #define PIVOT_FLOOR 1e-8
-// Matrices up to this order keep a factor with room for appended rows
-// (leading dimension m); larger ones are factorised densely only afresh.
+// Matrices up to this order keep a factor with room for appended rows (a
+// leading dimension above nf, grown by copying when rows run out); larger
+// ones are factorised densely only afresh.
 #define UPDATE_MAX_ORDER 2048
 
-// Full factorisation of A_FF + shift I in F's order.
-static int factor_full(const int *F, int nf, double shift, TsrChol *c) {
-  int m = c->m, ld = m <= UPDATE_MAX_ORDER ? m : nf;
+// Room for n rows and columns with leading dimension ld, for matrix order m.
+static int room(int n, TsrChol *c) {
+  int m = c->m, ld = n + n / 2 + 16;
+  if (ld > m) ld = m;
+  if (ld < n) ld = n;
   if (ld < 1) ld = 1;
-  size_t need = (size_t)ld * (size_t)(m <= UPDATE_MAX_ORDER ? m : nf);
-  c->dvalid = 0;
+  size_t need = (size_t)ld * (size_t)ld;
   if (need > c->cap_D) {
     double *d = realloc(c->D, need * sizeof *d);
     if (!d) return -1;
     c->D = d;
     c->cap_D = need;
   }
+  if (tsr_grow((void **)&c->dscr, &c->cap_dscr, ld + 1, sizeof *c->dscr)) return -1;
+  return ld;
+}
+
+// Full factorisation of A_FF + shift I in F's order.
+static int factor_full(const int *F, int nf, double shift, TsrChol *c) {
+  int m = c->m;
+  c->dvalid = 0;
+  int ld = room(nf, c);
+  if (ld < 0) return -1;
   double *D = c->D;
   for (int col = 0; col < nf; col++) {
     double *dc = D + (size_t)col * ld;
@@ -82,8 +94,7 @@ static int factor_full(const int *F, int nf, double shift, TsrChol *c) {
   }
   for (int k = 0; k < c->dn; k++) c->dpos[c->dord[k]] = -1;
   if (tsr_grow((void **)&c->dord, &c->cap_dord, m + 1, sizeof *c->dord) ||
-      tsr_grow((void **)&c->fperm, &c->cap_fperm, m + 1, sizeof *c->fperm) ||
-      tsr_grow((void **)&c->dscr, &c->cap_dscr, ld + 1, sizeof *c->dscr))
+      tsr_grow((void **)&c->fperm, &c->cap_fperm, m + 1, sizeof *c->fperm))
     return -1;
   for (int k = 0; k < nf; k++) {
     c->dord[k] = F[k];
@@ -96,7 +107,7 @@ static int factor_full(const int *F, int nf, double shift, TsrChol *c) {
   c->dgen = c->gen;
   c->dshift = shift;
   c->dupdates = 0;
-  c->dvalid = ld == m;  // room to append rows
+  c->dvalid = m <= UPDATE_MAX_ORDER;
   return 0;
 }
 
@@ -184,6 +195,20 @@ static int update(const int *F, int nf, TsrChol *c) {
   if (changes > nf / UPDATE_FRACTION + 1 || c->dupdates + changes > UPDATE_MAX) return 1;
   qsort(pos, (size_t)nrem, sizeof *pos, cmp_desc);  // later positions first: earlier ones stay put
   for (int k = 0; k < nrem; k++) remove_at(pos[k], c);
+  if (nf > c->dld) {  // more rows than room: the factor moves to a larger leading dimension
+    int old = c->dld, n = c->dn;
+    double *t = malloc((size_t)n * (size_t)n * sizeof *t);
+    if (!t) return 1;
+    for (int j = 0; j < n; j++) memcpy(t + (size_t)j * n, c->D + (size_t)j * old, (size_t)n * sizeof *t);
+    int ld = room(nf, c);
+    if (ld < 0) {
+      free(t);
+      return 1;
+    }
+    for (int j = 0; j < n; j++) memcpy(c->D + (size_t)j * ld, t + (size_t)j * n, (size_t)n * sizeof *t);
+    free(t);
+    c->dld = ld;
+  }
   for (int k = 0; k < nf; k++)
     if (c->dpos[F[k]] < 0 && append(F[k], c)) return 1;
   c->dident = 1;

@@ -40,7 +40,9 @@ static double max_abs(const double *v, int n) {
   return s;
 }
 
-static void walk(int m, uint64_t seed) {
+// grow: F starts with 10 rows and gains one or two per step (so the factor
+// outgrows the room it was given and moves to a larger leading dimension).
+static void walk(int m, uint64_t seed, int grow) {
   Rng r = {seed};
   double *A = malloc((size_t)m * m * sizeof *A);
   random_spd(&r, m, 1e4, A);
@@ -56,16 +58,21 @@ static void walk(int m, uint64_t seed) {
   ENSURE(c != NULL);
   ENSURE(tsr_chol_set_matrix(m, Ap, Ai, Ax, 1, c) == 0);
   int8_t *in = calloc((size_t)m, 1);
-  for (int i = 0; i < m; i++) in[i] = rng_uniform(&r) < 0.7;
+  for (int i = 0; i < m; i++) in[i] = grow ? i < 10 : rng_uniform(&r) < 0.7;
   int *F = malloc((size_t)m * sizeof *F), ng = 5;
   double *rhs = malloc((size_t)m * sizeof *rhs), *x = malloc((size_t)m * sizeof *x),
          *xr = malloc((size_t)m * sizeof *xr);
   double *Gt = malloc((size_t)m * ng * sizeof *Gt), *G0 = malloc((size_t)m * ng * sizeof *G0);
   double *S = malloc((size_t)ng * ng * sizeof *S), *K = malloc((size_t)m * sizeof *K);
   double worst_x = 0, worst_s = 0;
-  for (int step = 0; step < 120; step++) {
-    int changes = step % 17 == 16 ? m / 3 : 1 + rng_int(&r, 2);
-    for (int k = 0; k < changes; k++) in[rng_int(&r, m)] ^= 1;
+  for (int step = 0; step < (grow ? 100 : 120); step++) {
+    int changes = grow ? 1 + rng_int(&r, 2) : step % 17 == 16 ? m / 3 : 1 + rng_int(&r, 2);
+    for (int k = 0; k < changes; k++) {
+      int i = rng_int(&r, m);
+      if (grow)
+        while (in[i]) i = (i + 1) % m;
+      in[i] ^= 1;
+    }
     int nf = 0;
     for (int i = 0; i < m; i++)
       if (in[i]) F[nf++] = i;
@@ -93,10 +100,10 @@ static void walk(int m, uint64_t seed) {
     worst_s = fmax(worst_s, es / smax);
   }
   int updates = tsr_chol_stats(c)->dense_updates, total = tsr_chol_stats(c)->factorizations;
-  printf("  m=%d seed=%llu: %d factorisations, %d of them updates; worst relative error: solve %.2e, Schur %.2e\n", m,
-         (unsigned long long)seed, total, updates, worst_x, worst_s);
+  printf("  m=%d seed=%llu%s: %d factorisations, %d of them updates; worst relative error: solve %.2e, Schur %.2e\n", m,
+         (unsigned long long)seed, grow ? " (growing F)" : "", total, updates, worst_x, worst_s);
   ENSURE(updates > total / 2);  // the walk is mostly small changes
-  ENSURE(updates < total);      // and sometimes large ones
+  ENSURE(updates < total);      // and sometimes large ones (or 64 updated rows)
   ENSURE(worst_x < 1e-9);
   ENSURE(worst_s < 1e-9);
   tsr_chol_free(&c);
@@ -107,9 +114,10 @@ static void walk(int m, uint64_t seed) {
 // m <= TSR_CHOL_DENSE_MAX takes the dense path at any nf; a full A also
 // takes it above (dense_enough).
 static void test_update_walks(void) {
-  walk(40, 1);
-  walk(120, 2);
-  walk(200, 3);
+  walk(40, 1, 0);
+  walk(120, 2, 0);
+  walk(200, 3, 0);
+  walk(240, 4, 1);
 }
 
 int main(void) {
