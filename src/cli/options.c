@@ -12,9 +12,7 @@
 #include "cli/commands.h"
 
 // OpenBLAS's own thread pool must stay at one thread: Tessera's parallelism is
-// OpenMP over subsystems (ARCHITECTURE.md "Threads"). Weak, so that a
-// reference BLAS also links.
-
+// OpenMP over subsystems (ARCHITECTURE.md "Threads"); linalg/chol.c stops it.
 void tsr_cli_apply_threads(int threads) {
   tsr_chol_blas_single_thread();
   omp_set_num_threads(threads > 0 ? threads : omp_get_num_procs());

@@ -180,30 +180,23 @@ static int ensure_order(TsrChol *c) {
   return 0;
 }
 
-// Gathers A_FF densely (column-major, nf x nf) into c->D.
-static int gather_dense(const int *F, int nf, double shift, TsrChol *c) {
-  size_t need = (size_t)nf * (size_t)nf;
-  if (need > c->cap_D) {
-    double *d = realloc(c->D, need * sizeof *d);
-    if (!d) return -1;
-    c->D = d;
-    c->cap_D = need;
-  }
-  memset(c->D, 0, need * sizeof *c->D);
+void tsr_chol_gather_dense(const int *F, int nf, double shift, int ld, TsrChol *c) {
   for (int col = 0; col < nf; col++) {
+    double *dc = c->D + (size_t)col * ld;
+    memset(dc, 0, (size_t)nf * sizeof *dc);
     int j = F[col];
     for (int p = c->Ap[j]; p < c->Ap[j + 1]; p++) {
       int r = c->loc[c->Ai[p]];
-      if (r >= 0) c->D[(size_t)col * nf + r] += c->Ax[p];
+      if (r >= 0) dc[r] += c->Ax[p];
     }
-    c->D[(size_t)col * nf + col] += shift;
+    dc[col] += shift;
   }
-  return 0;
 }
 
 static int factor_dense_lu(const int *F, int nf, double shift, TsrChol *c) {
   c->dvalid = 0;  // D is overwritten
-  if (gather_dense(F, nf, shift, c)) return -1;
+  if (tsr_grow_size((void **)&c->D, &c->cap_D, (size_t)nf * (size_t)nf, sizeof *c->D)) return -1;
+  tsr_chol_gather_dense(F, nf, shift, nf, c);
   if (tsr_grow((void **)&c->ipiv, &c->cap_ipiv, nf, sizeof *c->ipiv)) return -1;
   int info = 0;
   dgetrf_(&nf, &nf, c->D, &nf, c->ipiv, &info);
@@ -518,12 +511,7 @@ int tsr_chol_schur(double *Gt, int ng, double *S, TsrChol *c) {
     default: {
       // LU: K = A_FF^-1 G^T, S = G K (BLAS dgemm) symmetrised.
       size_t need = (size_t)nf * (size_t)ng;
-      if (need > c->cap_G) {
-        double *q = realloc(c->G, need * sizeof *q);
-        if (!q) return -1;
-        c->G = q;
-        c->cap_G = need;
-      }
+      if (tsr_grow_size((void **)&c->G, &c->cap_G, need, sizeof *c->G)) return -1;
       double *G = c->G, one = 1.0, zero = 0.0;
       memcpy(G, Gt, need * sizeof *G);
       if (tsr_chol_solve_many(Gt, ng, c)) return -1;

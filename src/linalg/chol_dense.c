@@ -51,13 +51,7 @@ static int room(int n, TsrChol *c) {
   if (ld > m) ld = m;
   if (ld < n) ld = n;
   if (ld < 1) ld = 1;
-  size_t need = (size_t)ld * (size_t)ld;
-  if (need > c->cap_D) {
-    double *d = realloc(c->D, need * sizeof *d);
-    if (!d) return -1;
-    c->D = d;
-    c->cap_D = need;
-  }
+  if (tsr_grow_size((void **)&c->D, &c->cap_D, (size_t)ld * (size_t)ld, sizeof *c->D)) return -1;
   if (tsr_grow((void **)&c->dscr, &c->cap_dscr, ld + 1, sizeof *c->dscr)) return -1;
   return ld;
 }
@@ -69,16 +63,7 @@ static int factor_full(const int *F, int nf, double shift, TsrChol *c) {
   int ld = room(nf, c);
   if (ld < 0) return -1;
   double *D = c->D;
-  for (int col = 0; col < nf; col++) {
-    double *dc = D + (size_t)col * ld;
-    memset(dc, 0, (size_t)nf * sizeof *dc);
-    int j = F[col];
-    for (int p = c->Ap[j]; p < c->Ap[j + 1]; p++) {
-      int r = c->loc[c->Ai[p]];
-      if (r >= 0) dc[r] += c->Ax[p];
-    }
-    dc[col] += shift;
-  }
+  tsr_chol_gather_dense(F, nf, shift, ld, c);
   int info = 0;
   dpotrf_("L", &nf, D, &ld, &info);
   c->stats.factorizations++;

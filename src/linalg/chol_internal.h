@@ -81,6 +81,9 @@ struct TsrChol {
   TsrCholStats stats;
 };
 
+// A_FF + shift I into the leading nf x nf block of c->D (column-major,
+// leading dimension ld; c->D holds at least ld * nf). c->loc maps F.
+void tsr_chol_gather_dense(const int *F, int nf, double shift, int ld, TsrChol *c);
 // chol_dense.c: dense Cholesky of A_FF + shift I (0, 1 not positive
 // definite, < 0 failure), solves and the Schur term in its row order.
 int tsr_chol_dense_llt(const int *F, int nf, double shift, TsrChol *c);

@@ -73,6 +73,15 @@ static void keep_if_better(TsrBppRetry *r, const TsrMlcp *p, int rc, const TsrSo
   if (index_set) memcpy(r->best_set, index_set, (size_t)p->m);
 }
 
+// Adds a stage's pivots and factorisations to the solve's; when the stage
+// solved p (src 0), its stats become the result.
+static int stage_solved(int src, const TsrSolveStats *st, int *spent, int *facts, TsrSolveStats *stats) {
+  *spent += st->iterations, *facts += st->factorizations;
+  if (src != 0) return 0;
+  *stats = *st;
+  return 1;
+}
+
 // BPP warm-started from the index set (Eq. 12, tolerance eta) of an
 // approximate solution in lambda. Without a caller's index set, best_set
 // (unused then) is the scratch.
@@ -112,9 +121,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
     TsrSolveStats pst = {0};
     memcpy(lambda, r->start, (size_t)m * sizeof *lambda);
     int prc = tsr_pn_solve(p, 2 * params->max_pivots, lambda, index_set, &pst, r->pn);
-    spent += pst.iterations, facts += pst.factorizations;
-    if (prc == 0) {
-      *stats = pst;
+    if (stage_solved(prc, &pst, &spent, &facts, stats)) {
       rc = 0;
       stage = "projected Newton";
       goto done;
@@ -123,9 +130,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
     if (prc > 0) {  // near the minimiser: its index set seeds block pivoting again
       TsrSolveStats bst = {0};
       int brc = bpp_from_iterate(r, p, params, params->max_pivots, lambda, index_set, &bst, bpp);
-      spent += bst.iterations, facts += bst.factorizations;
-      if (brc == 0) {
-        *stats = bst;
+      if (stage_solved(brc, &bst, &spent, &facts, stats)) {
         rc = 0;
         stage = "re-seeded BPP";
         goto done;
@@ -140,9 +145,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   cp.max_pivots = 2 * params->max_pivots;
   TsrSolveStats cst = {0};
   int rc1 = tsr_bpp_solve(p, &cp, lambda, index_set, &cst, bpp);
-  spent += cst.iterations, facts += cst.factorizations;
-  if (rc1 == 0) {
-    *stats = cst;
+  if (stage_solved(rc1, &cst, &spent, &facts, stats)) {
     rc = 0;
     stage = "all-free BPP";
     goto done;

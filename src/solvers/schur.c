@@ -105,16 +105,6 @@ struct TsrSchur {
 
 double tsr_substructure_now(void) { return tsr_now_seconds(); }
 
-static int grow_d(double **a, size_t *cap, size_t need) {
-  if (need <= *cap && *a) return 0;
-  size_t n = need + need / 4 + 8;
-  double *q = realloc(*a, n * sizeof *q);
-  if (!q) return -1;
-  *a = q;
-  *cap = n;
-  return 0;
-}
-
 static void sub_free(TsrSchurSub *u) {
   free(u->rows), free(u->b0), free(u->Gp), free(u->Gg), free(u->Gl), free(u->Gx), free(u->gam);
   free(u->Sblk), free(u->K), free(u->y), free(u->t), free(u->lambda), free(u->set), free(u->prev_set);
@@ -239,7 +229,7 @@ static int sub_extract(const TsrMlcp *p, const int *sub_of, const int *loc, int 
   // the start of every coupling iteration).
   for (int c = 0; c < n; c++) u->prev_set[c] = u->Gp[c + 1] > u->Gp[c];
   if (tsr_chol_order_last(n, u->prev_set, tsr_bpp_chol(u->bpp))) return -1;
-  if (grow_d(&u->Sblk, &u->cap_S, (size_t)nu * (size_t)nu + (size_t)nu + 1)) return -1;
+  if (tsr_grow_size((void **)&u->Sblk, &u->cap_S, (size_t)nu * (size_t)nu + (size_t)nu + 1, sizeof *u->Sblk)) return -1;
   u->zblk = u->Sblk + (size_t)nu * (size_t)nu;
   tsr_bpp_invalidate(u->bpp);
   u->blk_ok = 0;
@@ -433,7 +423,7 @@ static int sub_schur(TsrSchurSub *u, double amax_shift, int fixed_solve) {
   }
   if (nf == 0) return 0;
   // x = A_FF^-1 t, one step of iterative refinement (ill-conditioned chains).
-  if (grow_d(&u->K, &u->cap_K, (size_t)nf * (size_t)(ng + 2))) return -1;
+  if (tsr_grow_size((void **)&u->K, &u->cap_K, (size_t)nf * (size_t)(ng + 2), sizeof *u->K)) return -1;
   double *x = u->K + (size_t)nf * (size_t)ng;
   double *r = x + nf;
   if (tsr_chol_solve(u->t, x, ch)) return -1;
@@ -613,7 +603,7 @@ static void add_cond(TsrSchur *s) {
   int n = S->m;
   if (n <= 0) return;
   size_t need = (size_t)n * (size_t)n + (size_t)n + 64 * (size_t)n;
-  if (grow_d(&s->dense, &s->cap_dense, need)) return;
+  if (tsr_grow_size((void **)&s->dense, &s->cap_dense, need, sizeof *s->dense)) return;
   double *A = s->dense, *w = A + (size_t)n * n, *work = w + n;
   memset(A, 0, (size_t)n * (size_t)n * sizeof *A);
   for (int c = 0; c < n; c++)

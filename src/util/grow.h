@@ -18,4 +18,16 @@ static inline int tsr_grow(void **a, int *cap, int need, size_t elem) {
   return 0;
 }
 
+// The same with a size_t count, for arrays whose size is a product of two
+// dimensions (dense blocks; an int could overflow).
+static inline int tsr_grow_size(void **a, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap && *a) return 0;
+  size_t n = need + need / 2 + 16;
+  void *q = realloc(*a, n * elem);
+  if (!q) return -1;
+  *a = q;
+  *cap = n;
+  return 0;
+}
+
 #endif
