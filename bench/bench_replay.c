@@ -8,7 +8,11 @@
 //
 //   bench_replay MODEL.yaml --solvers S1,S2,... [--ref S] [--from N] [--to N]
 //                [--threads N] [--partition M] [--max-bodies N] [--csv FILE]
-//                [--set KEY=VALUE]...
+//                [--set KEY=VALUE]... [--ref-face on|off]
+//
+// --ref-face: the reference runs with projected Newton's face step on or off
+// (solvers/pn.h), the candidates as TSR_PN_NO_FACE says: candidates with and
+// without it then solve the same trajectory.
 //
 // Each candidate keeps its own solver instance from step to step (workspace,
 // cached symbolic analyses), as in a run. Substructured candidates get the
@@ -23,6 +27,7 @@
 #include "model/model.h"
 #include "partition/partition.h"
 #include "sim/world.h"
+#include "solvers/pn.h"
 #include "solvers/solver.h"
 #include "util/clock.h"
 
@@ -48,6 +53,7 @@ typedef struct {
   int8_t *set;
   int cap;
   FILE *csv;
+  int ref_face, cand_face;  // pn face step for the reference, the candidates
 } Bench;
 
 static int substructured(TsrSolverType t) {
@@ -74,6 +80,7 @@ static void hook(const TsrWorld *w, void *ctx) {
     b->part_n++;
   }
   if (b->csv) fprintf(b->csv, "%ld,%d", w->step, m);
+  tsr_pn_set_face(b->cand_face);
   for (int i = 0; i < b->nc; i++) {
     Cand *c = &b->c[i];
     memcpy(b->lam, w->lambda, (size_t)m * sizeof *b->lam);
@@ -91,6 +98,7 @@ static void hook(const TsrWorld *w, void *ctx) {
     if (b->csv) fprintf(b->csv, ",%.4f,%.3e,%d,%d", c->ms[j], c->res[j], c->k[j], c->piv[j]);
   }
   if (b->csv) fputc('\n', b->csv);
+  tsr_pn_set_face(b->ref_face);
 }
 
 static int cmp(const void *a, const void *b) {
@@ -109,9 +117,10 @@ static double median(const double *v, int n) {
 }
 
 static int usage(void) {
-  fprintf(stderr,
-          "usage: bench_replay MODEL.yaml --solvers S1,S2,... [--ref S] [--from N] [--to N] [--threads N]\n"
-          "                    [--partition M] [--max-bodies N] [--csv FILE] [--set KEY=VALUE]...\n");
+  fprintf(
+      stderr,
+      "usage: bench_replay MODEL.yaml --solvers S1,S2,... [--ref S] [--from N] [--to N] [--threads N]\n"
+      "                    [--partition M] [--max-bodies N] [--csv FILE] [--set KEY=VALUE]... [--ref-face on|off]\n");
   return 2;
 }
 
@@ -119,6 +128,7 @@ int main(int argc, char **argv) {
   if (argc < 2) return usage();
   tsr_chol_blas_single_thread();
   const char *sets[64], *solvers = NULL, *ref = NULL, *csv = NULL, *method = NULL;
+  int ref_face = -1;
   int n_sets = 0, from = 0, to = -1, threads = 0, max_bodies = 0;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -129,6 +139,8 @@ int main(int argc, char **argv) {
       solvers = v;
     else if (!strcmp(a, "--ref"))
       ref = v;
+    else if (!strcmp(a, "--ref-face"))
+      ref_face = !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 0 : -2;
     else if (!strcmp(a, "--from"))
       from = atoi(v);
     else if (!strcmp(a, "--to"))
@@ -196,6 +208,10 @@ int main(int argc, char **argv) {
     }
     fputc('\n', b.csv);
   }
+  if (ref_face == -2) return fprintf(stderr, "--ref-face: on or off\n"), 2;
+  b.cand_face = tsr_pn_face();
+  b.ref_face = ref_face >= 0 ? ref_face : b.cand_face;
+  tsr_pn_set_face(b.ref_face);
   tsr_partition_init(&b.part);
   TsrWorld w;
   char err[256];

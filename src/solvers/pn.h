@@ -26,4 +26,11 @@ void tsr_pn_free(TsrPn **pn);
 int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_set, TsrSolveStats *stats,
                  TsrPn *pn);
 
+// The face step of pn.c (on by default; TSR_PN_NO_FACE=1 turns it off).
+// Process-wide, read at each solve: for benchmarks that drive a trajectory
+// with one setting and time candidates with another (bench/bench_replay.c);
+// not to be changed while a solve runs.
+void tsr_pn_set_face(int on);
+int tsr_pn_face(void);
+
 #endif

@@ -18,9 +18,10 @@
 #include "test_util.h"
 #include "tsr_test.h"
 
-static void test_pn_dense_planted(void) {
+static void pn_dense_planted(int face) {
   static const int sizes[] = {1, 5, 20, 60, 150};
   static const double conds[] = {1.0, 1e2, 1e4, 1e6, 1e8};
+  tsr_pn_set_face(face);
   TsrPn *pn = tsr_pn_create();
   ENSURE(pn != NULL);
   int cases = 0, passed = 0, max_it = 0;
@@ -48,13 +49,104 @@ static void test_pn_dense_planted(void) {
         }
         planted_free(&q);
       }
-  fprintf(stderr, "  pn dense planted: %d of %d solved exactly, at most %d Newton steps\n", passed, cases, max_it);
+  fprintf(stderr, "  pn dense planted, face step %s: %d of %d solved exactly, at most %d Newton steps\n",
+          face ? "on" : "off", passed, cases, max_it);
   ENSURE_MSG(passed == cases, "%d of %d", passed, cases);
   tsr_pn_free(&pn);
 }
 
+// With and without the face step (pn.c): both converge to the planted
+// solution; they differ in the steps taken.
+static void test_pn_dense_planted(void) {
+  pn_dense_planted(1);
+  pn_dense_planted(0);
+  tsr_pn_set_face(1);
+}
+
+extern void dsyev_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *w, double *work,
+                   const int *lwork, int *info);
+
+// cond_2 of a dense symmetric n x n matrix (LAPACK), for the tolerance.
+static double sym_cond(int n, const double *A) {
+  double *M = malloc((size_t)n * n * sizeof *M), *w = malloc((size_t)n * sizeof *w);
+  int lwork = 64 * n, info = 0;
+  double *work = malloc((size_t)lwork * sizeof *work);
+  memcpy(M, A, (size_t)n * n * sizeof *M);
+  dsyev_("N", "U", &n, M, &n, w, work, &lwork, &info);
+  double c = info == 0 && w[0] > 0.0 ? w[n - 1] / w[0] : INFINITY;
+  free(M), free(w), free(work);
+  return c;
+}
+
+// Banded SPD A = B B^T + 1e-4 I, B lower triangular with two random
+// subdiagonals: 9 nonzeros per row, cond ~1e5 (computed). n >
+// TSR_CHOL_DENSE_MAX with few nonzeros per row takes the sparse
+// factorisation path, where the face step is tried only when at most three
+// free rows leave the box.
+static void test_pn_sparse_planted(void) {
+  static const int sizes[] = {120, 400};
+  for (int face = 1; face >= 0; face--) {
+    tsr_pn_set_face(face);
+    TsrPn *pn = tsr_pn_create();
+    ENSURE(pn != NULL);
+    int cases = 0, passed = 0, max_it = 0;
+    double cmin = INFINITY, cmax = 0.0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+      for (int seed = 0; seed < 6; seed++) {
+        int n = sizes[si];
+        Rng r = {99991ULL * (uint64_t)n + (uint64_t)seed};
+        double *B = calloc((size_t)n * n, sizeof *B), *A = calloc((size_t)n * n, sizeof *A);
+        for (int i = 0; i < n; i++)
+          for (int j = i - 2 < 0 ? 0 : i - 2; j <= i; j++) B[(size_t)i * n + j] = rng_normal(&r);
+        for (int i = 0; i < n; i++)
+          for (int j = i - 4 < 0 ? 0 : i - 4; j <= i; j++) {
+            double v = i == j ? 1e-4 : 0.0;
+            for (int k = j - 2 < 0 ? 0 : j - 2; k <= j; k++) v += B[(size_t)i * n + k] * B[(size_t)j * n + k];
+            A[(size_t)i * n + j] = A[(size_t)j * n + i] = v;
+          }
+        free(B);
+        double cond = sym_cond(n, A);
+        cmin = fmin(cmin, cond), cmax = fmax(cmax, cond);
+        Planted q = {.n = n};
+        q.ls = malloc((size_t)n * sizeof *q.ls);
+        q.lambda = calloc((size_t)n, sizeof *q.lambda);
+        q.ss = malloc((size_t)n);
+        q.set = calloc((size_t)n, 1);
+        tsr_mlcp_init(&q.p);
+        ENSURE(tsr_mlcp_from_dense(n, A, NULL, NULL, NULL, &q.p) == 0 && q.p.symmetric);
+        ENSURE(q.p.Ap[n] <= 9 * n);  // sparse: the diagonal and four neighbours each side
+        plant(&r, &q.p, 1.0, q.ls, q.ss);
+        for (int start = 0; start < 2; start++) {
+          for (int i = 0; i < n; i++) q.lambda[i] = start ? 100.0 * rng_normal(&r) : 0.0;
+          TsrSolveStats st = {0};
+          int rc = tsr_pn_solve(&q.p, 400, q.lambda, q.set, &st, pn);
+          double res = tsr_mlcp_residual(&q.p, q.lambda, NULL), rel = res / fmax(1.0, norm2(q.p.b, n));
+          double err, tol;
+          int set_diff;
+          int ok = planted_exact(&q, cond, &err, &tol, &set_diff) && rc == 0 && st.converged && rel < 1e-9;
+          if (!ok)
+            fprintf(stderr,
+                    "  n=%d seed=%d start=%d face=%d cond %.1e: rc %d it %d rel %.2e err %.2e (tol %.1e) sets %d\n", n,
+                    seed, start, face, cond, rc, st.iterations, rel, err, tol, set_diff);
+          cases++;
+          passed += ok;
+          if (st.iterations > max_it) max_it = st.iterations;
+        }
+        planted_free(&q);
+        free(A);
+      }
+    fprintf(stderr,
+            "  pn sparse planted (cond %.0e..%.0e), face step %s: %d of %d solved exactly, at most %d Newton steps\n",
+            cmin, cmax, face ? "on" : "off", passed, cases, max_it);
+    ENSURE_MSG(passed == cases, "%d of %d", passed, cases);
+    tsr_pn_free(&pn);
+  }
+  tsr_pn_set_face(1);
+}
+
 // The objective 1/2 l^T A l + b^T l never increases over the iterations: run
-// with a cap of k steps for k = 0, 1, 2, ... and compare.
+// with a cap of k steps for k = 0, 1, 2, ... and compare (with and without
+// the face step).
 static void test_pn_monotone(void) {
   int n = 80;
   Rng r = {4242};
@@ -67,25 +159,30 @@ static void test_pn_monotone(void) {
   tsr_mlcp_from_dense(n, A, NULL, NULL, NULL, &p);
   plant(&r, &p, 1.0, ls, ss);
   for (int i = 0; i < n; i++) l0[i] = 10.0 * rng_normal(&r);
-  TsrPn *pn = tsr_pn_create();
-  double prev = INFINITY;
-  for (int k = 0; k <= 30; k++) {
-    memcpy(l, l0, (size_t)n * sizeof *l);
-    TsrSolveStats st = {0};
-    tsr_pn_solve(&p, k, l, NULL, &st, pn);
-    tsr_mlcp_matvec(&p, l, Al);
-    double f = 0;
-    for (int i = 0; i < n; i++) f += l[i] * (0.5 * Al[i] + p.b[i]);
-    ENSURE_MSG(f <= prev + 1e-12 * fabs(prev), "step %d: f %.15e after %.15e", k, f, prev);
-    prev = f;
+  for (int face = 1; face >= 0; face--) {
+    tsr_pn_set_face(face);
+    TsrPn *pn = tsr_pn_create();
+    double prev = INFINITY;
+    for (int k = 0; k <= 30; k++) {
+      memcpy(l, l0, (size_t)n * sizeof *l);
+      TsrSolveStats st = {0};
+      tsr_pn_solve(&p, k, l, NULL, &st, pn);
+      tsr_mlcp_matvec(&p, l, Al);
+      double f = 0;
+      for (int i = 0; i < n; i++) f += l[i] * (0.5 * Al[i] + p.b[i]);
+      ENSURE_MSG(f <= prev + 1e-12 * fabs(prev), "face %d, step %d: f %.15e after %.15e", face, k, f, prev);
+      prev = f;
+    }
+    tsr_pn_free(&pn);
   }
-  tsr_pn_free(&pn);
+  tsr_pn_set_face(1);
   tsr_mlcp_free(&p);
   free(A), free(ls), free(l0), free(l), free(Al), free(ss);
 }
 
 int main(void) {
   RUN_TEST(test_pn_dense_planted);
+  RUN_TEST(test_pn_sparse_planted);
   RUN_TEST(test_pn_monotone);
   return TSR_TEST_RESULT();
 }
