@@ -6,9 +6,10 @@
 // residual is kept:
 //   0. (symmetric A, every multibody step) projected Newton on the box QP the
 //      MLCP is the optimality system of (solvers/pn.c), from the caller's
-//      warm start; it decreases the QP's objective at every step, so it
-//      converges where block pivoting wanders. Its index set then re-seeds
-//      BPP when it stops short;
+//      warm start, with PN_BUDGET times the pivot budget in Newton steps;
+//      it decreases the QP's objective at every step, so it converges where
+//      block pivoting wanders. Its index set then re-seeds BPP when it stops
+//      short;
 //   1. BPP from all-free with twice the pivot budget: near a change of
 //      contact topology the previous step's set can be a poor start
 //      (chain_drop: 50 pivots failed warm, 19 sufficed cold);
@@ -30,6 +31,16 @@
 #include "solvers/pgs.h"
 #include "solvers/pn.h"
 #include "util/grow.h"
+
+// Projected Newton's Newton steps, in units of the pivot budget. It
+// decreases f at every step and converges from any start, so a step it has
+// not finished goes to stages that fail more often and cost as much
+// (chain_drop's pile-up, direct-bpp on its own trajectory, with the face
+// step of pn.c: with 2x and 4x, a few steps of the last 40 ended with
+// residuals up to 4e2 and 6e2, each after ~460 factorisations in the later
+// stages, and the chain tore (joint error 3.6 and 3.2 m); with 8x every step
+// converged, and the run took 7.2 ms per step instead of 10.3 and 9.5).
+#define PN_BUDGET 8
 
 struct TsrBppRetry {
   TsrPn *pn;
@@ -116,11 +127,12 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   if (index_set) memcpy(r->best_set, index_set, (size_t)m);
   int spent = first.iterations, facts = first.factorizations;
   const char *stage = "best iterate kept";
-  // 0. Projected Newton from the warm start, 2 kappa_iter Newton steps at most.
+  // 0. Projected Newton from the warm start, PN_BUDGET kappa_iter Newton
+  // steps at most.
   if (p->symmetric && (r->pn || (r->pn = tsr_pn_create()))) {
     TsrSolveStats pst = {0};
     memcpy(lambda, r->start, (size_t)m * sizeof *lambda);
-    int prc = tsr_pn_solve(p, 2 * params->max_pivots, lambda, index_set, &pst, r->pn);
+    int prc = tsr_pn_solve(p, PN_BUDGET * params->max_pivots, lambda, index_set, &pst, r->pn);
     if (stage_solved(prc, &pst, &spent, &facts, stats)) {
       rc = 0;
       stage = "projected Newton";

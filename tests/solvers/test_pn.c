@@ -79,7 +79,7 @@ static double sym_cond(int n, const double *A) {
 }
 
 // Banded SPD A = B B^T + 1e-4 I, B lower triangular with two random
-// subdiagonals: 9 nonzeros per row, cond ~1e5 (computed). n >
+// subdiagonals: 5 nonzeros per row, cond ~1e5 (computed). n >
 // TSR_CHOL_DENSE_MAX with few nonzeros per row takes the sparse
 // factorisation path, where the face step is tried only when at most three
 // free rows leave the box.
