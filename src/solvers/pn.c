@@ -128,9 +128,10 @@ static int reserve(TsrPn *pn, int m) {
 
 static double clamp(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-// Armijo along the projection arc lambda(a) = P[lambda + a d], a = 1, 1/2,
-// ...: returns 1 with the accepted a in *a and lambda(a) in pn->trial, or 0.
-// The test (see the top) needs w^T D and D^T A D, D = lambda(a) - lambda.
+// Armijo along the projection arc lambda(a) = P[lambda + a d], a = *pa,
+// *pa / 2, ... (max_trials values): returns 1 with the accepted a in *pa, the
+// decrease of f in *pdec and lambda(a) in pn->trial, or 0. The test (see the
+// top) needs w^T D and D^T A D, D = lambda(a) - lambda.
 //
 // D = a d except in the rows the projection clips, where c = D - a d is
 // nonzero; so A D = a (A d) + A c, with A d formed once per search. Those
@@ -401,7 +402,7 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
       if (pn->binding[i]) d[i] = p->lo[i] == p->hi[i] ? 0.0 : -w[i] / pn->diag[i];
     // The full step first; when it fails, the face step, then the rest of
     // the arc (a = 1/2, 1/4, ...) unless the face step already decreased f
-    // by the Armijo amount of the full step.
+    // by sigma w_F^T A_FF^-1 w_F (the full step's Armijo amount on F).
     double a = 1.0, dec = 0.0, fdec = 0.0;
     int accepted = arc_search(p, lambda, w, d, model, sigma, 1, &a, &dec, pn), fr = 0, nf2 = 0;
     const double *step = trial;
