@@ -279,7 +279,7 @@ static int face_step(const TsrMlcp *p, const double *lambda, const double *w, co
   // A rejected face step costs a factorisation. Tried when it is likely to
   // be taken or cheap to reject: at most FACE_MAX_CLIPPED free rows leave the
   // box (chain_drop's piles, whole system: taken 3 times in 4 with one row,
-  // 1 in 10 with more than three), or the factor is dense (no symbolic
+  // 1 in 5 with more than three), or the factor is dense (no symbolic
   // analysis, and F2's factor is F's updated by row removals when few rows
   // leave: chol_dense.c).
   if (!clipped) return 0;
