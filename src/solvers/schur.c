@@ -85,6 +85,10 @@
 // 7.5 ms, log_tower's first 200 from 21.5 to 20.5; other scenes unchanged.
 #define STALL_ITERATIONS 2
 
+// Interface rows from which S_Gamma's columns are assembled in parallel
+// (interface_by_columns).
+#define PARALLEL_IFACE_COLUMNS 256
+
 struct TsrSchur {
   TsrSubstructure ss;
   int iface_solver;
@@ -121,7 +125,7 @@ void tsr_substructure_free(TsrSubstructure *ss) {
   for (int i = 0; i < ss->cap_sub; i++) sub_free(&ss->sub[i]);
   free(ss->sub), free(ss->order), free(ss->sub_of), free(ss->loc), free(ss->gamma), free(ss->w);
   free(ss->lam_g), free(ss->lam_g_old), free(ss->set_g);
-  free(ss->ip), free(ss->ii), free(ss->ib), free(ss->mark), free(ss->list), free(ss->spa);
+  free(ss->ip), free(ss->ii), free(ss->ib), free(ss->mark), free(ss->list), free(ss->spa), free(ss->coff);
   tsr_mlcp_free(&ss->iface);
   tsr_bpp_free(&ss->ibpp);
   tsr_bpp_retry_free(&ss->iretry);
@@ -459,7 +463,47 @@ static int sub_schur(TsrSchurSub *u, double amax_shift, int fixed_solve) {
 // A_Gamma's value first, then the blocks in subsystem order (the order does
 // not depend on the thread count). nt bounds the entries. (A triplet list
 // sorted twice did this before: 16% of a log_tower step, for interfaces of
-// 1,000 rows with 100-row blocks.)
+// 1,000 rows with 100-row blocks.) Columns are independent: each one is
+// formed into its own slots (an upper bound of its entries: A_Gamma's plus
+// the heights of its blocks) by the threads, then the slots are closed up.
+// Serial below PARALLEL_IFACE_COLUMNS interface rows.
+static void interface_column(const TsrMlcp *p, int g, int *mark, int *list, double *spa, TsrSubstructure *ss) {
+  const int *ip = ss->ip;
+  TsrMlcp *S = &ss->iface;
+  int n = 0, j = ss->gamma[g], ng = ss->ng;
+  for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) {
+    int r = p->Ai[q];
+    if (ss->sub_of[r] >= 0) continue;
+    int row = ss->loc[r];
+    if (mark[row] != g) mark[row] = g, spa[row] = 0.0, list[n++] = row;
+    spa[row] += p->Ax[q];
+  }
+  for (int q = ip[g]; q < ip[g + 1]; q++) {
+    const TsrSchurSub *u = &ss->sub[ss->ii[q]];
+    const double *col = u->Sblk + (size_t)ss->ib[q] * u->ng;
+    for (int a = 0; a < u->ng; a++) {
+      int row = u->gam[a];
+      if (mark[row] != g) mark[row] = g, spa[row] = 0.0, list[n++] = row;
+      spa[row] -= col[a];
+    }
+  }
+  int out = ss->coff[g];
+  if ((double)n * (log2((double)n + 1.0) + 1.0) < (double)ng) {
+    qsort(list, (size_t)n, sizeof *list, cmp_int);
+    for (int k = 0; k < n; k++) {
+      S->Ai[out] = list[k];
+      S->Ax[out++] = spa[list[k]];
+    }
+  } else {  // a dense column: a scan of the marks is cheaper than a sort
+    for (int row = 0; row < ng; row++)
+      if (mark[row] == g) {
+        S->Ai[out] = row;
+        S->Ax[out++] = spa[row];
+      }
+  }
+  S->Ap[g + 1] = out - ss->coff[g];  // the count, until the slots are closed up
+}
+
 static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSubstructure *ss) {
   int ng = ss->ng, tot = 0;
   for (int i = 0; i < ss->n_sub; i++) tot += ss->sub[i].ng;
@@ -471,17 +515,22 @@ static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSub
     if (!a || !b) return -1;
     ss->cap_inv = c;
   }
-  if (ng + 2 > ss->cap_col || !ss->ip) {
-    int c = ng + 2 + ng / 4 + 16;
-    int *a = realloc(ss->ip, (size_t)c * sizeof *a), *m = realloc(ss->mark, (size_t)c * sizeof *m);
-    int *l = realloc(ss->list, (size_t)c * sizeof *l);
-    double *x = realloc(ss->spa, (size_t)c * sizeof *x);
+  int nthr = ng >= PARALLEL_IFACE_COLUMNS && ss->threads > 1 ? ss->threads : 1;
+  if (ng + 2 > ss->cap_col || nthr > ss->cap_spa_threads || !ss->ip) {
+    int c = ng + 2 + ng / 4 + 16, t = nthr > ss->cap_spa_threads ? nthr : ss->cap_spa_threads;
+    if (t < 1) t = 1;
+    size_t ct = (size_t)c * (size_t)t;
+    int *a = realloc(ss->ip, (size_t)c * sizeof *a), *m = realloc(ss->mark, ct * sizeof *m);
+    int *l = realloc(ss->list, ct * sizeof *l), *o = realloc(ss->coff, (size_t)c * sizeof *o);
+    double *x = realloc(ss->spa, ct * sizeof *x);
     if (a) ss->ip = a;
     if (m) ss->mark = m;
     if (l) ss->list = l;
     if (x) ss->spa = x;
-    if (!a || !m || !l || !x) return -1;
+    if (o) ss->coff = o;
+    if (!a || !m || !l || !x || !o) return -1;
     ss->cap_col = c;
+    ss->cap_spa_threads = t;
   }
   int *ip = ss->ip;
   memset(ip, 0, (size_t)(ng + 1) * sizeof *ip);
@@ -495,42 +544,34 @@ static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSub
     }
   for (int g = ng; g > 0; g--) ip[g] = ip[g - 1];
   ip[0] = 0;
+  // Column g's slots: A_Gamma's entries in Gamma plus the heights of its blocks.
+  int *coff = ss->coff;
+  coff[0] = 0;
+  for (int g = 0; g < ng; g++) {
+    int j = ss->gamma[g], b = 0;
+    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) b += ss->sub_of[p->Ai[q]] < 0;
+    for (int q = ip[g]; q < ip[g + 1]; q++) b += ss->sub[ss->ii[q]].ng;
+    coff[g + 1] = coff[g] + b;
+  }
   TsrMlcp *S = &ss->iface;
-  if (tsr_mlcp_reserve(S, ng, nt)) return -1;
-  for (int g = 0; g < ng; g++) ss->mark[g] = -1;
+  if (tsr_mlcp_reserve(S, ng, coff[ng] > nt ? coff[ng] : nt)) return -1;
+  size_t cc = (size_t)ss->cap_col;
+  for (size_t k = 0; k < cc * (size_t)nthr; k++) ss->mark[k] = -1;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nthr) if (nthr > 1)
+  for (int g = 0; g < ng; g++) {
+    size_t t = (size_t)omp_get_thread_num() * cc;
+    interface_column(p, g, ss->mark + t, ss->list + t, ss->spa + t, ss);
+  }
+  // Close up the slots (moving left: each column starts at or after out).
   int out = 0;
   S->Ap[0] = 0;
   for (int g = 0; g < ng; g++) {
-    int n = 0, j = ss->gamma[g];
-    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) {
-      int r = p->Ai[q];
-      if (ss->sub_of[r] >= 0) continue;
-      int row = ss->loc[r];
-      if (ss->mark[row] != g) ss->mark[row] = g, ss->spa[row] = 0.0, ss->list[n++] = row;
-      ss->spa[row] += p->Ax[q];
+    int n = S->Ap[g + 1];
+    if (out != coff[g]) {
+      memmove(S->Ai + out, S->Ai + coff[g], (size_t)n * sizeof *S->Ai);
+      memmove(S->Ax + out, S->Ax + coff[g], (size_t)n * sizeof *S->Ax);
     }
-    for (int q = ip[g]; q < ip[g + 1]; q++) {
-      const TsrSchurSub *u = &ss->sub[ss->ii[q]];
-      const double *col = u->Sblk + (size_t)ss->ib[q] * u->ng;
-      for (int a = 0; a < u->ng; a++) {
-        int row = u->gam[a];
-        if (ss->mark[row] != g) ss->mark[row] = g, ss->spa[row] = 0.0, ss->list[n++] = row;
-        ss->spa[row] -= col[a];
-      }
-    }
-    if ((double)n * (log2((double)n + 1.0) + 1.0) < (double)ng) {
-      qsort(ss->list, (size_t)n, sizeof *ss->list, cmp_int);
-      for (int k = 0; k < n; k++) {
-        S->Ai[out] = ss->list[k];
-        S->Ax[out++] = ss->spa[ss->list[k]];
-      }
-    } else {  // a dense column: a scan of the marks is cheaper than a sort
-      for (int row = 0; row < ng; row++)
-        if (ss->mark[row] == g) {
-          S->Ai[out] = row;
-          S->Ax[out++] = ss->spa[row];
-        }
-    }
+    out += n;
     S->Ap[g + 1] = out;
   }
   S->m = ng;
@@ -775,7 +816,8 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     if (s->trace) {  // TSR_SCHUR_TRACE: the rows whose set changed, on stderr
       int nbad = 0, ipiv = ist.iterations;
       for (int i = 0; i < N; i++) nbad += ss->sub[i].rc != 0;
-      fprintf(stderr, "schur k=%d res=%.3e same=%d irc=%d ipiv=%d ifact=%d ng=%d subfail=%d cycled=%d\n", k, res, same, irc, ipiv, ist.factorizations, ng, nbad, cycled);
+      fprintf(stderr, "schur k=%d res=%.3e same=%d irc=%d ipiv=%d ifact=%d ng=%d subfail=%d cycled=%d\n", k, res, same,
+              irc, ipiv, ist.factorizations, ng, nbad, cycled);
       for (int i = 0; i < N; i++) {
         TsrSchurSub *u = &ss->sub[i];
         for (int c = 0; c < u->n; c++)
@@ -843,8 +885,10 @@ static int merged_partition(const TsrMlcp *p, TsrSchur *s, int k_last, TsrPartit
     if (!act) continue;
     for (int q = ss->ip[g]; q < ss->ip[g + 1]; q++) {
       int a = uf_root(up, ss->ii[q]);
-      if (first < 0) first = a;
-      else if (a != first) up[a] = first, any = 1;
+      if (first < 0)
+        first = a;
+      else if (a != first)
+        up[a] = first, any = 1;
     }
   }
   if (!any) return 0;
@@ -909,8 +953,8 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
   double t_end = tsr_substructure_now();
   s->ss.times.merges++;
   if (s->trace)
-    fprintf(stderr, "schur merge: %d -> %d subsystems, residual %.3e -> %.3e (%s), k %d + %d, %.2f + %.2f ms\n", N,
-            G, stats->residual, st2.residual, rc2 == 0 ? "converged" : "not converged", stats->coupling_iterations,
+    fprintf(stderr, "schur merge: %d -> %d subsystems, residual %.3e -> %.3e (%s), k %d + %d, %.2f + %.2f ms\n", N, G,
+            stats->residual, st2.residual, rc2 == 0 ? "converged" : "not converged", stats->coupling_iterations,
             st2.coupling_iterations, 1e3 * (t_merged - t_first), 1e3 * (t_end - t_merged));
   st2.coupling_iterations += stats->coupling_iterations;
   st2.iterations += stats->iterations;

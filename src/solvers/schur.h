@@ -75,10 +75,12 @@ typedef struct {
   // interface MLCP (S_Gamma or A_Gamma) and its assembly scratch
   TsrMlcp iface;
   // S_Gamma by columns: for interface column g, the (subsystem, local
-  // index) pairs that hold it (ip, ii, ib), and a sparse accumulator.
-  int *ip, *ii, *ib, *mark, *list;
+  // index) pairs that hold it (ip, ii, ib), a sparse accumulator per thread
+  // (mark, list, spa: cap_spa_threads x cap_col) and each column's first
+  // slot (coff).
+  int *ip, *ii, *ib, *mark, *list, *coff;
   double *spa;
-  int cap_inv, cap_col;
+  int cap_inv, cap_col, cap_spa_threads;
   TsrBpp *ibpp;
   TsrBppRetry *iretry;
   TsrPgsSm *ipgs;
