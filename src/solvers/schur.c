@@ -248,6 +248,7 @@ int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const Tsr
   int nsub = part && part->n_rows == m ? part->n_subsystems : 1;
   if (nsub < 1) nsub = 1;
   ss->threads = params->threads > 0 ? params->threads : omp_get_max_threads();
+  ss->iface_pattern = 0;  // the partition or the blocks' rows may differ
   if (m + 1 > ss->cap_m || !ss->sub_of) {
     int c = m + 1 + m / 4 + 8;
     int *a = realloc(ss->sub_of, (size_t)c * sizeof *a), *b = realloc(ss->loc, (size_t)c * sizeof *b);
@@ -581,14 +582,45 @@ static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSub
 
 // The interface matrix: A_Gamma (with_schur = 0, FBIC) or S_Gamma (Eq. 24),
 // the blocks summed in subsystem order. z_Gamma into iface.b when with_schur.
+// S_Gamma's values into the pattern of the last assembly (interface_by_columns
+// with the same partition: the blocks' interface rows, hence the pattern, do
+// not change between coupling iterations). Each entry is summed in the same
+// order as there, without the marks, the sort and the closing up, which were
+// most of an assembly of log_tower's large interfaces.
+static void interface_values(const TsrMlcp *p, TsrSubstructure *ss) {
+  int ng = ss->ng, nthr = ng >= PARALLEL_IFACE_COLUMNS && ss->threads > 1 ? ss->threads : 1;
+  if (nthr > ss->cap_spa_threads) nthr = ss->cap_spa_threads;
+  TsrMlcp *S = &ss->iface;
+  size_t cc = (size_t)ss->cap_col;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nthr) if (nthr > 1)
+  for (int g = 0; g < ng; g++) {
+    double *spa = ss->spa + (size_t)omp_get_thread_num() * cc;
+    for (int k = S->Ap[g]; k < S->Ap[g + 1]; k++) spa[S->Ai[k]] = 0.0;
+    int j = ss->gamma[g];
+    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++)
+      if (ss->sub_of[p->Ai[q]] < 0) spa[ss->loc[p->Ai[q]]] += p->Ax[q];
+    for (int q = ss->ip[g]; q < ss->ip[g + 1]; q++) {
+      const TsrSchurSub *u = &ss->sub[ss->ii[q]];
+      const double *col = u->Sblk + (size_t)ss->ib[q] * u->ng;
+      for (int a = 0; a < u->ng; a++) spa[u->gam[a]] -= col[a];
+    }
+    for (int k = S->Ap[g]; k < S->Ap[g + 1]; k++) S->Ax[k] = spa[S->Ai[k]];
+  }
+}
+
 int tsr_substructure_interface(const TsrMlcp *p, int with_schur, TsrSubstructure *ss) {
   int ng = ss->ng, nt = 0;
-  for (int g = 0; g < ng; g++) {
-    int j = ss->gamma[g];
-    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) nt += ss->sub_of[p->Ai[q]] < 0;
+  if (with_schur && ss->iface_pattern) {
+    interface_values(p, ss);
+  } else {
+    for (int g = 0; g < ng; g++) {
+      int j = ss->gamma[g];
+      for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) nt += ss->sub_of[p->Ai[q]] < 0;
+    }
+    for (int i = 0; with_schur && i < ss->n_sub; i++) nt += ss->sub[i].ng * ss->sub[i].ng;
+    if (interface_by_columns(p, with_schur, nt, ss)) return -1;
+    ss->iface_pattern = with_schur;
   }
-  for (int i = 0; with_schur && i < ss->n_sub; i++) nt += ss->sub[i].ng * ss->sub[i].ng;
-  if (interface_by_columns(p, with_schur, nt, ss)) return -1;
   // b_Gamma (+ the z_Gamma terms of Eq. 25), bounds.
   TsrMlcp *S = &ss->iface;
   for (int g = 0; g < ng; g++) {

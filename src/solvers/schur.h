@@ -81,6 +81,7 @@ typedef struct {
   int *ip, *ii, *ib, *mark, *list, *coff;
   double *spa;
   int cap_inv, cap_col, cap_spa_threads;
+  int iface_pattern;  // iface holds S_Gamma's pattern for this partition (tsr_substructure_interface)
   TsrBpp *ibpp;
   TsrBppRetry *iretry;
   TsrPgsSm *ipgs;
