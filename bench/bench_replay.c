@@ -139,8 +139,8 @@ int main(int argc, char **argv) {
       solvers = v;
     else if (!strcmp(a, "--ref"))
       ref = v;
-    else if (!strcmp(a, "--ref-face"))
-      ref_face = !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 0 : -2;
+    else if (!strcmp(a, "--ref-face") && (!strcmp(v, "on") || !strcmp(v, "off")))
+      ref_face = !strcmp(v, "on");
     else if (!strcmp(a, "--from"))
       from = atoi(v);
     else if (!strcmp(a, "--to"))
@@ -208,7 +208,6 @@ int main(int argc, char **argv) {
     }
     fputc('\n', b.csv);
   }
-  if (ref_face == -2) return fprintf(stderr, "--ref-face: on or off\n"), 2;
   b.cand_face = tsr_pn_face();
   b.ref_face = ref_face >= 0 ? ref_face : b.cand_face;
   tsr_pn_set_face(b.ref_face);

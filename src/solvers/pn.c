@@ -259,12 +259,13 @@ static int arc_search(const TsrMlcp *p, const double *lambda, const double *w, c
 // fix those rows where the full projected step put them, and move the other
 // free rows F2 to the minimiser of f on that face: from l1 = P[lambda + d],
 // l2_F2 = P[l1_F2 - A_F2F2^-1 w(l1)_F2] (BPP's step, Eq. 27, with the QP's
-// merit function as the judge). Returns 1 with f(lambda) - f(l2) in *pdec
-// and l2 in pn->face, 0 when no free row leaves the box, < 0 on failure.
+// merit function as the judge); nf: the number of free rows. Returns 1 with
+// f(lambda) - f(l2) in *pdec and l2 in pn->face, 0 when no free row leaves
+// the box, < 0 on failure.
 // The caller takes whichever of the two steps decreases f more, so every
 // step still decreases f at least as much as the Armijo step would.
-static int face_step(const TsrMlcp *p, const double *lambda, const double *w, const double *d, double mu, double amax,
-                     double *pdec, int *pnf2, TsrPn *pn, TsrSolveStats *stats) {
+static int face_step(const TsrMlcp *p, const double *lambda, const double *w, const double *d, int nf, double mu,
+                     double amax, double *pdec, int *pnf2, TsrPn *pn, TsrSolveStats *stats) {
   int m = p->m, nf2 = 0, clipped = 0, shifted = 0;
   double *l2 = pn->face, *w1 = pn->face_w, *AD = pn->Ad;
   for (int i = 0; i < m; i++) {
@@ -283,9 +284,7 @@ static int face_step(const TsrMlcp *p, const double *lambda, const double *w, co
   // analysis, and F2's factor is F's updated by row removals when few rows
   // leave: chol_dense.c).
   if (!clipped) return 0;
-  int nfree = 0;
-  for (int i = 0; i < m; i++) nfree += !pn->binding[i];
-  if (nfree - nf2 > FACE_MAX_CLIPPED && tsr_chol_method(pn->chol) != TSR_CHOL_DENSE_LLT) return 0;
+  if (nf - nf2 > FACE_MAX_CLIPPED && tsr_chol_method(pn->chol) != TSR_CHOL_DENSE_LLT) return 0;
   *pnf2 = nf2;
   if (nf2 > 0) {
     tsr_mlcp_matvec(p, l2, w1);
@@ -407,7 +406,7 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
     int accepted = arc_search(p, lambda, w, d, model, sigma, 1, &a, &dec, pn), fr = 0, nf2 = 0;
     const double *step = trial;
     if (!accepted && face_on && nf > 0) {
-      fr = face_step(p, lambda, w, d, mu, amax, &fdec, &nf2, pn, stats);
+      fr = face_step(p, lambda, w, d, nf, mu, amax, &fdec, &nf2, pn, stats);
       if (fr < 0) return -1;
       if (fr > 0) have_f = 0;  // pn->chol now holds F2
     }

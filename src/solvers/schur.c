@@ -459,15 +459,15 @@ static int sub_schur(TsrSchurSub *u, double amax_shift, int fixed_solve) {
   return tsr_chol_schur(K, ng, u->Sblk, ch) ? -1 : 0;
 }
 
-// A_Gamma (with_schur = 0) or S_Gamma = A_Gamma - sum_i Sblk_i (Eq. 24) into
-// ss->iface, column by column with a sparse accumulator: each entry sums
-// A_Gamma's value first, then the blocks in subsystem order (the order does
-// not depend on the thread count). nt bounds the entries. (A triplet list
-// sorted twice did this before: 16% of a log_tower step, for interfaces of
-// 1,000 rows with 100-row blocks.) Columns are independent: each one is
-// formed into its own slots (an upper bound of its entries: A_Gamma's plus
-// the heights of its blocks) by the threads, then the slots are closed up.
-// Serial below PARALLEL_IFACE_COLUMNS interface rows.
+// Threads of S_Gamma's assembly: several from PARALLEL_IFACE_COLUMNS
+// interface rows on.
+static int iface_threads(const TsrSubstructure *ss) {
+  return ss->ng >= PARALLEL_IFACE_COLUMNS && ss->threads > 1 ? ss->threads : 1;
+}
+
+// Column g of S_Gamma (or A_Gamma) into its slots from coff[g] with a sparse
+// accumulator (mark, list, spa: the calling thread's); Ap[g + 1] gets the
+// count until interface_by_columns closes up the slots.
 static void interface_column(const TsrMlcp *p, int g, int *mark, int *list, double *spa, TsrSubstructure *ss) {
   const int *ip = ss->ip;
   TsrMlcp *S = &ss->iface;
@@ -505,6 +505,14 @@ static void interface_column(const TsrMlcp *p, int g, int *mark, int *list, doub
   S->Ap[g + 1] = out - ss->coff[g];  // the count, until the slots are closed up
 }
 
+// A_Gamma (with_schur = 0) or S_Gamma = A_Gamma - sum_i Sblk_i (Eq. 24) into
+// ss->iface, column by column with a sparse accumulator: each entry sums
+// A_Gamma's value first, then the blocks in subsystem order (the order does
+// not depend on the thread count). nt bounds the entries. (A triplet list
+// sorted twice did this before: 16% of a log_tower step, for interfaces of
+// 1,000 rows with 100-row blocks.) Columns are independent: each one is
+// formed into its own slots (an upper bound of its entries: A_Gamma's plus
+// the heights of its blocks) by the threads, then the slots are closed up.
 static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSubstructure *ss) {
   int ng = ss->ng, tot = 0;
   for (int i = 0; i < ss->n_sub; i++) tot += ss->sub[i].ng;
@@ -516,7 +524,7 @@ static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSub
     if (!a || !b) return -1;
     ss->cap_inv = c;
   }
-  int nthr = ng >= PARALLEL_IFACE_COLUMNS && ss->threads > 1 ? ss->threads : 1;
+  int nthr = iface_threads(ss);
   if (ng + 2 > ss->cap_col || nthr > ss->cap_spa_threads || !ss->ip) {
     int c = ng + 2 + ng / 4 + 16, t = nthr > ss->cap_spa_threads ? nthr : ss->cap_spa_threads;
     if (t < 1) t = 1;
@@ -580,16 +588,13 @@ static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSub
   return 0;
 }
 
-// The interface matrix: A_Gamma (with_schur = 0, FBIC) or S_Gamma (Eq. 24),
-// the blocks summed in subsystem order. z_Gamma into iface.b when with_schur.
 // S_Gamma's values into the pattern of the last assembly (interface_by_columns
 // with the same partition: the blocks' interface rows, hence the pattern, do
 // not change between coupling iterations). Each entry is summed in the same
 // order as there, without the marks, the sort and the closing up, which were
 // most of an assembly of log_tower's large interfaces.
 static void interface_values(const TsrMlcp *p, TsrSubstructure *ss) {
-  int ng = ss->ng, nthr = ng >= PARALLEL_IFACE_COLUMNS && ss->threads > 1 ? ss->threads : 1;
-  if (nthr > ss->cap_spa_threads) nthr = ss->cap_spa_threads;
+  int ng = ss->ng, nthr = iface_threads(ss);  // as in that assembly: its scratch has room
   TsrMlcp *S = &ss->iface;
   size_t cc = (size_t)ss->cap_col;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nthr) if (nthr > 1)
@@ -608,6 +613,8 @@ static void interface_values(const TsrMlcp *p, TsrSubstructure *ss) {
   }
 }
 
+// The interface matrix: A_Gamma (with_schur = 0, FBIC) or S_Gamma (Eq. 24),
+// the blocks summed in subsystem order. z_Gamma into iface.b when with_schur.
 int tsr_substructure_interface(const TsrMlcp *p, int with_schur, TsrSubstructure *ss) {
   int ng = ss->ng, nt = 0;
   if (with_schur && ss->iface_pattern) {

@@ -18,13 +18,40 @@
 #include "test_util.h"
 #include "tsr_test.h"
 
+typedef struct {
+  int cases, passed, max_it;
+} PnTally;
+
+// Solves q from zero and from a far-off random start (100 N(0,1)) with at
+// most max_iter Newton steps; each must return the planted solution
+// (planted_exact with cond) with a relative residual below 1e-9.
+static void solve_planted_twice(Planted *q, Rng *r, double cond, int max_iter, const char *what, TsrPn *pn,
+                                PnTally *t) {
+  int n = q->n;
+  for (int start = 0; start < 2; start++) {
+    for (int i = 0; i < n; i++) q->lambda[i] = start ? 100.0 * rng_normal(r) : 0.0;
+    TsrSolveStats st = {0};
+    int rc = tsr_pn_solve(&q->p, max_iter, q->lambda, q->set, &st, pn);
+    double res = tsr_mlcp_residual(&q->p, q->lambda, NULL), rel = res / fmax(1.0, norm2(q->p.b, n));
+    double err, tol;
+    int set_diff;
+    int ok = planted_exact(q, cond, &err, &tol, &set_diff) && rc == 0 && st.converged && rel < 1e-9;
+    if (!ok)
+      fprintf(stderr, "  %s n=%d cond=%.1e start=%d: rc %d it %d rel %.2e err %.2e (tol %.1e) sets %d\n", what, n, cond,
+              start, rc, st.iterations, rel, err, tol, set_diff);
+    t->cases++;
+    t->passed += ok;
+    if (st.iterations > t->max_it) t->max_it = st.iterations;
+  }
+}
+
 static void pn_dense_planted(int face) {
   static const int sizes[] = {1, 5, 20, 60, 150};
   static const double conds[] = {1.0, 1e2, 1e4, 1e6, 1e8};
   tsr_pn_set_face(face);
   TsrPn *pn = tsr_pn_create();
   ENSURE(pn != NULL);
-  int cases = 0, passed = 0, max_it = 0;
+  PnTally t = {0};
   for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
     for (size_t ci = 0; ci < sizeof conds / sizeof *conds; ci++)
       for (int seed = 0; seed < 4; seed++) {
@@ -32,26 +59,12 @@ static void pn_dense_planted(int face) {
         Rng r = {7000003ULL * (uint64_t)n + 104729ULL * ci + (uint64_t)seed};
         Planted q;
         planted_dense(&r, n, conds[ci], &q);
-        for (int start = 0; start < 2; start++) {
-          for (int i = 0; i < n; i++) q.lambda[i] = start ? 100.0 * rng_normal(&r) : 0.0;
-          TsrSolveStats st = {0};
-          int rc = tsr_pn_solve(&q.p, 200, q.lambda, q.set, &st, pn);
-          double res = tsr_mlcp_residual(&q.p, q.lambda, NULL), rel = res / fmax(1.0, norm2(q.p.b, n));
-          double err, tol;
-          int set_diff;
-          int ok = planted_exact(&q, conds[ci], &err, &tol, &set_diff) && rc == 0 && st.converged && rel < 1e-9;
-          if (!ok)
-            fprintf(stderr, "  n=%d cond=%.0e seed=%d start=%d: rc %d it %d rel %.2e err %.2e (tol %.1e) sets %d\n", n,
-                    conds[ci], seed, start, rc, st.iterations, rel, err, tol, set_diff);
-          cases++;
-          passed += ok;
-          if (st.iterations > max_it) max_it = st.iterations;
-        }
+        solve_planted_twice(&q, &r, conds[ci], 200, face ? "dense, face" : "dense, no face", pn, &t);
         planted_free(&q);
       }
   fprintf(stderr, "  pn dense planted, face step %s: %d of %d solved exactly, at most %d Newton steps\n",
-          face ? "on" : "off", passed, cases, max_it);
-  ENSURE_MSG(passed == cases, "%d of %d", passed, cases);
+          face ? "on" : "off", t.passed, t.cases, t.max_it);
+  ENSURE_MSG(t.passed == t.cases, "%d of %d", t.passed, t.cases);
   tsr_pn_free(&pn);
 }
 
@@ -89,7 +102,7 @@ static void test_pn_sparse_planted(void) {
     tsr_pn_set_face(face);
     TsrPn *pn = tsr_pn_create();
     ENSURE(pn != NULL);
-    int cases = 0, passed = 0, max_it = 0;
+    PnTally t = {0};
     double cmin = INFINITY, cmax = 0.0;
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
       for (int seed = 0; seed < 6; seed++) {
@@ -107,38 +120,18 @@ static void test_pn_sparse_planted(void) {
         free(B);
         double cond = sym_cond(n, A);
         cmin = fmin(cmin, cond), cmax = fmax(cmax, cond);
-        Planted q = {.n = n};
-        q.ls = malloc((size_t)n * sizeof *q.ls);
-        q.lambda = calloc((size_t)n, sizeof *q.lambda);
-        q.ss = malloc((size_t)n);
-        q.set = calloc((size_t)n, 1);
-        tsr_mlcp_init(&q.p);
-        ENSURE(tsr_mlcp_from_dense(n, A, NULL, NULL, NULL, &q.p) == 0 && q.p.symmetric);
-        ENSURE(q.p.Ap[n] <= 9 * n);  // sparse: the diagonal and four neighbours each side
-        plant(&r, &q.p, 1.0, q.ls, q.ss);
-        for (int start = 0; start < 2; start++) {
-          for (int i = 0; i < n; i++) q.lambda[i] = start ? 100.0 * rng_normal(&r) : 0.0;
-          TsrSolveStats st = {0};
-          int rc = tsr_pn_solve(&q.p, 400, q.lambda, q.set, &st, pn);
-          double res = tsr_mlcp_residual(&q.p, q.lambda, NULL), rel = res / fmax(1.0, norm2(q.p.b, n));
-          double err, tol;
-          int set_diff;
-          int ok = planted_exact(&q, cond, &err, &tol, &set_diff) && rc == 0 && st.converged && rel < 1e-9;
-          if (!ok)
-            fprintf(stderr,
-                    "  n=%d seed=%d start=%d face=%d cond %.1e: rc %d it %d rel %.2e err %.2e (tol %.1e) sets %d\n", n,
-                    seed, start, face, cond, rc, st.iterations, rel, err, tol, set_diff);
-          cases++;
-          passed += ok;
-          if (st.iterations > max_it) max_it = st.iterations;
-        }
-        planted_free(&q);
+        Planted q;
+        planted_from_dense(&r, n, A, &q);
         free(A);
+        ENSURE(q.p.symmetric);
+        ENSURE(q.p.Ap[n] <= 9 * n);  // sparse: the diagonal and four neighbours each side
+        solve_planted_twice(&q, &r, cond, 400, face ? "sparse, face" : "sparse, no face", pn, &t);
+        planted_free(&q);
       }
     fprintf(stderr,
             "  pn sparse planted (cond %.0e..%.0e), face step %s: %d of %d solved exactly, at most %d Newton steps\n",
-            cmin, cmax, face ? "on" : "off", passed, cases, max_it);
-    ENSURE_MSG(passed == cases, "%d of %d", passed, cases);
+            cmin, cmax, face ? "on" : "off", t.passed, t.cases, t.max_it);
+    ENSURE_MSG(t.passed == t.cases, "%d of %d", t.passed, t.cases);
     tsr_pn_free(&pn);
   }
   tsr_pn_set_face(1);

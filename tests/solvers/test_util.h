@@ -133,17 +133,23 @@ typedef struct {
   int8_t *ss, *set;     // planted index set; the solver's
 } Planted;
 
-static inline void planted_dense(Rng *r, int n, double cond, Planted *q) {
-  double *A = malloc((size_t)n * n * sizeof *A);
+// A planted problem with the given dense n x n matrix A (stored sparse: its
+// nonzeros only).
+static inline void planted_from_dense(Rng *r, int n, const double *A, Planted *q) {
   q->n = n;
   q->ls = malloc((size_t)n * sizeof *q->ls);
   q->lambda = calloc((size_t)n, sizeof *q->lambda);
   q->ss = malloc((size_t)n);
   q->set = calloc((size_t)n, 1);
-  random_spd(r, n, cond, A);
   tsr_mlcp_init(&q->p);
   tsr_mlcp_from_dense(n, A, NULL, NULL, NULL, &q->p);
   plant(r, &q->p, 1.0, q->ls, q->ss);
+}
+
+static inline void planted_dense(Rng *r, int n, double cond, Planted *q) {
+  double *A = malloc((size_t)n * n * sizeof *A);
+  random_spd(r, n, cond, A);
+  planted_from_dense(r, n, A, q);
   free(A);
 }
 
