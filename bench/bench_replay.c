@@ -254,6 +254,10 @@ int main(int argc, char **argv) {
     printf("%-14s per step ms: setup %.3f  S_Gamma %.3f  interface %.3f  subsystems %.3f  fallback %.3f (%d)\n",
            tsr_solver_type_name(b.c[i].type), 1e3 * su / n, 1e3 * sc / n, 1e3 * in / n, 1e3 * sb / n,
            1e3 * tsr_solver_fallback_seconds(b.c[i].solver) / n, tsr_solver_fallbacks(b.c[i].solver));
+    double sl, bl, mg;
+    if (!tsr_solver_critical_seconds(b.c[i].solver, &sl, &bl, &mg))
+      printf("%-14s longest ms:  S_Gamma block %.3f  subsystem %.3f  merged re-runs %.3f\n",
+             tsr_solver_type_name(b.c[i].type), 1e3 * sl / n, 1e3 * bl / n, 1e3 * mg / n);
   }
   printf("(vs first: ratio of means, the first solver's over this one's; med ratio: median of the per-step ratios)\n");
   free(ratio);

@@ -5,7 +5,10 @@
 // direct-bpp (when it is in the list), mean coupling iterations k, % of steps
 // at k_max, median MLCP error (Eq. 29), max joint error, max penetration.
 // A second table splits the substructured solvers' time per step into
-// partition, subsystem extraction, S_Gamma, interface and subsystem solves.
+// partition, subsystem extraction, S_Gamma, interface and subsystem solves;
+// a third gives the critical paths of the two parallel phases (the longest
+// S_Gamma block and the longest subsystem solve of each coupling iteration)
+// and the time spent in merged re-runs (part of the phases above).
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -47,6 +50,7 @@ typedef struct {
   long steps;
   double mean_ms, median_ms, mean_k, pct_kmax, median_err, max_joint, max_pen;
   double part_ms, setup_ms, schur_ms, iface_ms, subs_ms, fallback_ms;
+  double schur_longest_ms, subs_longest_ms, merged_ms;  // tsr_solver_critical_seconds
   int substructured, subsystems, interface_rows;
   double mean_subsystems, mean_interface_rows, cond_mean;
   int min_bodies, max_bodies;  // bodies per subsystem over every step
@@ -152,6 +156,12 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *ro
     row->iface_ms = 1e3 * iface / (double)n;
     row->subs_ms = 1e3 * subs / (double)n;
   }
+  double sl, bl, mg;
+  if (n && !tsr_solver_critical_seconds(w.solver, &sl, &bl, &mg)) {
+    row->schur_longest_ms = 1e3 * sl / (double)n;
+    row->subs_longest_ms = 1e3 * bl / (double)n;
+    row->merged_ms = 1e3 * mg / (double)n;
+  }
   row->mean_subsystems = n ? sum_sub / (double)n : NAN;
   row->mean_interface_rows = n ? sum_gam / (double)n : NAN;
   if (row->min_bodies > row->max_bodies) row->min_bodies = row->max_bodies = 0;
@@ -210,6 +220,9 @@ static int write_json(const char *path, const char *model, int ns, const Row *ro
     json_num(f, "schur", r->schur_ms, 0);
     json_num(f, "interface", r->iface_ms, 0);
     json_num(f, "subsystems", r->subs_ms, 0);
+    json_num(f, "schur_longest", r->schur_longest_ms, 0);
+    json_num(f, "subsystems_longest", r->subs_longest_ms, 0);
+    json_num(f, "merged", r->merged_ms, 0);
     json_num(f, "fallback", r->fallback_ms, 1);
     fprintf(f, "}}%s\n", k + 1 < ns ? "," : "");
   }
@@ -325,6 +338,13 @@ int tsr_cmd_compare(int argc, char **argv) {
           printf("%-13s  %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f   %d\n", rows[k].name, rows[k].part_ms,
                  rows[k].setup_ms, rows[k].schur_ms, rows[k].iface_ms, rows[k].subs_ms, rows[k].fallback_ms,
                  rows[k].fallbacks);
+      // A parallel phase takes at least its longest task whatever the thread
+      // count: a phase near its longest is held by one subsystem.
+      printf("\nlongest, ms:   %14s %14s %14s\n", "S_Gamma block", "subsystem", "merged re-runs");
+      for (int k = 0; k < ns; k++)
+        if (rows[k].substructured)
+          printf("%-13s  %14.3f %14.3f %14.3f\n", rows[k].name, rows[k].schur_longest_ms, rows[k].subs_longest_ms,
+                 rows[k].merged_ms);
     }
   }
   if (status != 2 && json && write_json(json, o.model, ns, rows)) status = 1;

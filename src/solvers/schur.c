@@ -361,15 +361,19 @@ int tsr_substructure_solve_subsystems(const TsrSolverParams *params, TsrSubstruc
   int fail = 0;
   TsrSolverParams sp = *params;
   sp.warm_start = 1;  // from sub->set (I^(k-1)), see Algorithm 1 and §5.2
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail)
+  double longest = 0.0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail) reduction(max : longest)
   for (int o = 0; o < ss->n_sub; o++) {
     TsrSchurSub *u = &ss->sub[ss->order[o]];
+    double t0 = tsr_now_seconds();
     sub_rhs(ss->lam_g, u);
     memset(&u->st, 0, sizeof u->st);
     u->rc = u->n ? tsr_bpp_retry_solve(&u->mlcp, &sp, u->lambda, u->set, &u->st, u->bpp, u->retry) : 0;
     u->hash = set_hash(u->set, u->n, 1469598103934665603ULL);
     fail |= u->rc < 0;
+    longest = fmax(longest, tsr_now_seconds() - t0);
   }
+  ss->times.subsystems_longest += longest;
   return fail ? -1 : 0;
 }
 
@@ -777,9 +781,11 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     double ta = tsr_substructure_now();
     // SCHURCOMP (Eqs. 24-25) from I^(k-1), blocks in parallel.
     int fail = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail)
+    double longest = 0.0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail) reduction(max : longest)
     for (int o = 0; o < N; o++) {
       TsrSchurSub *u = &ss->sub[ss->order[o]];
+      double t0 = tsr_now_seconds();
       memcpy(u->prev_set, u->set, (size_t)u->n);
       // Sblk and zblk depend on A_i, b_i0 and I_i only (not on lambda_Gamma):
       // a subsystem whose set has not changed since they were formed keeps
@@ -790,7 +796,9 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
       fail |= rc < 0;
       u->blk_ok = rc >= 0;
       memcpy(u->blk_set, u->set, (size_t)u->n);
+      longest = fmax(longest, tsr_now_seconds() - t0);
     }
+    ss->times.schur_longest += longest;
     if (fail || tsr_substructure_interface(p, 1, ss)) return -1;
     if (s->measure_cond) add_cond(s);
     double tb = tsr_substructure_now();
@@ -813,13 +821,18 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     // SUBSYSTEMSOLVE (Eq. 16) in parallel; or, after a cycle, Eq. 28 for the
     // fixed sets I^k.
     if (final_pass) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail)
+      double longest_fixed = 0.0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail) \
+    reduction(max : longest_fixed)
       for (int o = 0; o < N; o++) {
         TsrSchurSub *u = &ss->sub[ss->order[o]];
+        double t0 = tsr_now_seconds();
         sub_rhs(ss->lam_g, u);
         u->blk_ok = 0;  // the fixed-set solve clears Sblk
         fail |= sub_schur(u, 1e-10 * amax, 1) < 0;
+        longest_fixed = fmax(longest_fixed, tsr_now_seconds() - t0);
       }
+      ss->times.subsystems_longest += longest_fixed;
       if (fail) return -1;
     } else if (tsr_substructure_solve_subsystems(params, ss)) {
       return -1;
@@ -991,6 +1004,7 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
   if (rc2 < 0) return rc2;
   double t_end = tsr_substructure_now();
   s->ss.times.merges++;
+  s->ss.times.merged += t_end - t_merged;
   if (s->trace)
     fprintf(stderr, "schur merge: %d -> %d subsystems, residual %.3e -> %.3e (%s), k %d + %d, %.2f + %.2f ms\n", N, G,
             stats->residual, st2.residual, rc2 == 0 ? "converged" : "not converged", stats->coupling_iterations,

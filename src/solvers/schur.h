@@ -23,6 +23,14 @@ typedef struct {
   double schur;      // S_Gamma and z_Gamma (Eqs. 24-25), blocks and assembly
   double iface;      // interface MLCP
   double subsystems; // subsystem MLCPs (parallel)
+  // The critical paths of the two parallel phases: for every coupling
+  // iteration, the longest single block (S_Gamma) and the longest single
+  // subsystem solve, summed. No thread count takes a phase below its
+  // longest: when subsystems is close to subsystems_longest, one subsystem
+  // (a pile, a merged re-run) holds the step and more threads cannot help.
+  double schur_longest;
+  double subsystems_longest;
+  double merged;     // wall time of the merged re-runs (also in the phases above)
   long solves;
   long merges;       // schur-bpp steps re-run on a merged partition (schur.c)
   // With tsr_schur_measure_cond on: cond_2(S_Gamma) summed over the coupling

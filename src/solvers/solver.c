@@ -209,3 +209,11 @@ int tsr_solver_phase_seconds(const TsrSolver *s, double *setup, double *schur, d
   *setup = t->setup, *schur = t->schur, *iface = t->iface, *subsystems = t->subsystems;
   return 0;
 }
+
+int tsr_solver_critical_seconds(const TsrSolver *s, double *schur_longest, double *subsystems_longest,
+                                double *merged) {
+  const TsrSchurTimes *t = s->schur ? tsr_schur_times(s->schur) : s->fbic ? tsr_fbic_times(s->fbic) : NULL;
+  if (!t) return -1;
+  *schur_longest = t->schur_longest, *subsystems_longest = t->subsystems_longest, *merged = t->merged;
+  return 0;
+}

@@ -65,5 +65,11 @@ void tsr_solver_measure_cond(TsrSolver *s, int on);
 long tsr_solver_cond_mean(const TsrSolver *s, double *mean);
 
 int tsr_solver_phase_seconds(const TsrSolver *s, double *setup, double *schur, double *iface, double *subsystems);
+// Substructured solvers: the critical paths of the parallel phases (the
+// longest S_Gamma block and the longest subsystem solve of every coupling
+// iteration, summed; TsrSchurTimes) and the time in merged re-runs (schur-bpp,
+// schur-pgs-sm), in seconds. Returns -1 (nothing set) for other solvers.
+int tsr_solver_critical_seconds(const TsrSolver *s, double *schur_longest, double *subsystems_longest,
+                                double *merged);
 
 #endif

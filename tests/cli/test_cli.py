@@ -140,6 +140,13 @@ with tempfile.TemporaryDirectory() as tmp:
     c = sb.get("cond_mean")
     check(c is not None and c >= 1.0 and math.isfinite(c), "--cond: cond(S_Gamma) >= 1 (%s)" % c)
     check(db.get("cond_mean") is None and sb.get("fallbacks") == 0, "no cond for direct-bpp, no fallback")
+    # A parallel phase lasts at least as long as its longest task, which is
+    # timed inside it; a step converged in one coupling iteration never merges.
+    ph = sb.get("phase_ms", {})
+    sl, bl = ph.get("schur_longest") or 0.0, ph.get("subsystems_longest") or 0.0
+    check(0.0 < sl <= ph.get("schur", 0.0) and 0.0 < bl <= ph.get("subsystems", 0.0),
+          "critical paths within their phases (%s)" % ph)
+    check(ph.get("merged") == 0.0 and "longest, ms:" in out_s, "no merged re-run; the table shows the critical paths")
     rc, _, err = run("compare", chain, "--solvers", "direct-bpp,nope", "--steps", "2")
     check(rc == 2 and "nope" in err, "compare with an unknown solver: exit 2, named")
     rc, _, err = run("compare", chain, "--solvers", "direct-bpp", "--steps", "2", "--json", "/nonexistent/x.json")
