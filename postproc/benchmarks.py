@@ -32,6 +32,10 @@ machine. What is run:
     and nproc threads (--repeat runs each, the median kept), with schur-bpp's phase split and its fallbacks; and
     the same on identical problems (build/bench/bench_replay, each solver
     driving the trajectory in turn).
+  * Shared cores: schur-bpp on chain_wrap (--shared-steps steps, nproc
+    threads) alone and as nproc runs at once, with tessera's OpenMP wait
+    (GOMP_SPINCOUNT=1000, src/cli/main.c), libgomp's default
+    (TSR_NO_REEXEC=1) and OMP_WAIT_POLICY=passive.
   * Seed 003 Table 1: postproc/bench_partition.py on log_tower, chain_drop,
     rock_pile and large_rock_pile (every partitioner and refinement,
     schur-bpp, --partition-steps steps; 0 skips it).
@@ -104,6 +108,32 @@ def compare(tessera, model, solvers, steps, threads=0, extra=(), cond=False):
             return []
         with open(out) as f:
             return json.load(f)["rows"]
+
+
+def at_once(tessera, model, solver, steps, threads, copies, env):
+    """`copies` runs of `tessera compare` started together with the extra
+    environment `env`; returns their mean solve ms per step (a list)."""
+    outs, procs = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(copies):
+            out = os.path.join(tmp, "c%d.json" % k)
+            cmd = [tessera, "compare", model, "--solvers", solver, "--quiet", "--json", out, "--steps", str(steps),
+                   "--threads", str(threads)]
+            procs.append(subprocess.Popen(cmd, env=dict(os.environ, **env), stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.PIPE, text=True))
+            outs.append(out)
+        log("  %d x %s compare %s --solvers %s --steps %d --threads %d %s" % (
+            copies, os.path.relpath(tessera, ROOT), os.path.relpath(model, ROOT), solver, steps, threads,
+            " ".join("%s=%s" % kv for kv in env.items())))
+        ms = []
+        for p, out in zip(procs, outs):
+            _, err = p.communicate()
+            if not os.path.exists(out):
+                log("    failed (%d): %s" % (p.returncode, err.strip()[-400:]))
+                continue
+            with open(out) as f:
+                ms += [r["mean_ms"] for r in json.load(f)["rows"]]
+        return ms
 
 
 def bench_replay(binary, model, ref, threads):
@@ -226,6 +256,8 @@ def main(argv=None):
     ap.add_argument("--no-whole", action="store_true", help="skip the whole-run table")
     ap.add_argument("--repeat", type=int, default=3,
                     help="whole runs: runs per scene and thread count; each solver's row is its median run")
+    ap.add_argument("--shared-steps", type=int, default=600,
+                    help="steps of the shared-cores runs (chain_wrap, schur-bpp; 0: skip)")
     ap.add_argument("--partition-steps", type=int, default=120, help="seed 003 Table 1 steps (0: skip)")
     ap.add_argument("-o", "--output", default=os.path.join(ROOT, "BENCHMARKS.md"))
     a = ap.parse_args(argv)
@@ -294,6 +326,27 @@ def main(argv=None):
                 whole[(scene, t)] = {name: sorted(rs, key=lambda r: r["mean_ms"])[len(rs) // 2]
                                      for name, rs in runs.items()}
 
+    # Shared cores: a batch script running several models at once. Environment
+    # variables unset here are unset in the runs (os.environ otherwise).
+    shared = []
+    if a.shared_steps > 0 and "chain_wrap" in models:
+        base = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "TSR_NO_REEXEC")}
+        saved = dict(os.environ)
+        os.environ.clear()
+        os.environ.update(base)
+        copies = max(2, a.threads)
+        try:
+            for label, env in (("tessera's default (GOMP_SPINCOUNT=1000)", {}),
+                               ("libgomp's default (TSR_NO_REEXEC=1)", {"TSR_NO_REEXEC": "1"}),
+                               ("OMP_WAIT_POLICY=passive", {"OMP_WAIT_POLICY": "passive"})):
+                log("shared cores: %s" % label)
+                alone = at_once(a.tessera, models["chain_wrap"], "schur-bpp", a.shared_steps, a.threads, 1, env)
+                many = at_once(a.tessera, models["chain_wrap"], "schur-bpp", a.shared_steps, a.threads, copies, env)
+                shared.append((label, alone, many, copies))
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
     part_md = None
     if a.partition_steps > 0:
         log("seed 003 table 1 (postproc/bench_partition.py, %d steps)" % a.partition_steps)
@@ -351,19 +404,22 @@ def main(argv=None):
                 "off the plank and piles up on the ground in its last 4 s, where the whole system needs ~50 "
                 "factorisations per step (block pivoting and its restarts)). Mean and median MLCP solve ms per step, from "
                 "each solver's median of %d runs (by mean); schur-bpp's split per step (ms) and the steps it solved "
-                "again with the direct solver." % max(1, a.repeat), "",
+                "again with the direct solver. Longest subsystem: the longest single subsystem solve of each "
+                "coupling iteration, summed (the subsystem phase's critical path: no thread count takes the "
+                "phase below it); merged: time in merged re-runs (within the split)." % max(1, a.repeat), "",
                 "| scene | threads | steps | direct-bpp mean | median | schur-bpp mean | median | speedup (means) "
-                "| S_Gamma | interface | subsystems | fallback | fallbacks |",
-                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                "| S_Gamma | interface | subsystems | longest subsystem | merged | fallback | fallbacks |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for (scene, t), r in whole.items():
             d, sb = r.get("direct-bpp"), r.get("schur-bpp")
             if not d or not sb:
                 continue
             ph = sb.get("phase_ms", {})
-            out.append("| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |" % (
+            out.append("| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |" % (
                 scene, t, sb["steps"], ms(d["mean_ms"]), ms(d["median_ms"]), ms(sb["mean_ms"]), ms(sb["median_ms"]),
                 speed(d["mean_ms"], sb["mean_ms"]), ms(ph.get("schur")), ms(ph.get("interface")),
-                ms(ph.get("subsystems")), ms(ph.get("fallback")), sb.get("fallbacks", 0)))
+                ms(ph.get("subsystems")), ms(ph.get("subsystems_longest")), ms(ph.get("merged")),
+                ms(ph.get("fallback")), sb.get("fallbacks", 0)))
         out.append("")
     if replay:
         out += ["The two solvers' trajectories diverge in chain_drop's pile-up (it is chaotic), so the means "
@@ -378,6 +434,20 @@ def main(argv=None):
                 continue
             out.append("| %s | %s | %d | %s / %s (%.1f%%) | %s / %s (%.1f%%) | %.2fx |" % (
                 scene, ref, t, ms(d[0]), ms(d[1]), d[2], ms(sb[0]), ms(sb[1]), sb[2], d[0] / sb[0]))
+        out.append("")
+    if shared:
+        out += ["## Shared cores", "",
+                "A batch script may start several runs at once. schur-bpp on chain_wrap, first %d steps, %d threads "
+                "each: one run alone, then %d runs started together on this %d-core machine (mean solve ms per step; "
+                "for the runs at once, each run's). OpenMP threads that wait for the others spin before they "
+                "sleep; on shared cores a spinning thread holds the core its partner needs, and every short "
+                "parallel region then lasts a scheduler time slice. tessera sets GOMP_SPINCOUNT=1000 unless "
+                "OMP_WAIT_POLICY or GOMP_SPINCOUNT is set (src/cli/main.c)." % (
+                    a.shared_steps, a.threads, shared[0][3], os.cpu_count() or 1), "",
+                "| OpenMP wait | alone | runs at once (each) |", "|---|---:|---:|"]
+        for label, alone, many, copies in shared:
+            out.append("| %s | %s | %s |" % (label, ms(alone[0]) if alone else "-",
+                                             " / ".join(ms(v) for v in many) if many else "-"))
         out.append("")
     if part_md:
         out += ["## Seed 003 Table 1: partitioners and refinement", "",
