@@ -145,7 +145,7 @@ def bench_replay(binary, model, ref, threads):
     out = {}
     for line in p.stdout.splitlines():
         f = line.split()
-        if len(f) >= 7 and f[0] in ("direct-bpp", "schur-bpp") and f[1] != "per":
+        if len(f) >= 7 and f[0] in ("direct-bpp", "schur-bpp") and f[1] not in ("per", "longest"):
             out[f[0]] = (float(f[1]), float(f[2]), float(f[5]))
     if len(out) < 2:
         log("    failed (%d): %s" % (p.returncode, p.stderr.strip()[-400:]))
