@@ -30,12 +30,13 @@ static const char usage[] =
 // the cores are shared (two runs of a batch script at once, or any other
 // load), a spinning thread keeps its core while the thread it waits for is
 // not running, and each region then lasts a scheduler time slice. Measured
-// on chain_wrap, schur-bpp, 2 threads, 600 steps, 2 cores, ms per step:
+// on chain_wrap, schur-bpp, 2 threads, 600 steps, 2 cores, ms per step
+// (postproc/benchmarks.py, "Shared cores"):
 //
 //                                   alone   two runs at once (each)
-//   libgomp's default                0.43   42.8
-//   GOMP_SPINCOUNT=1000              0.43    0.78
-//   OMP_WAIT_POLICY=passive          0.48    0.50
+//   libgomp's default                0.31   43.1
+//   GOMP_SPINCOUNT=1000              0.30    0.77
+//   OMP_WAIT_POLICY=passive          0.35    0.50
 //
 // 1,000 is libgomp's own count when it knows it has more threads than cores.
 // libgomp reads its environment once, in its constructor, before main():
