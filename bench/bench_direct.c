@@ -21,7 +21,6 @@
 #include "sim/world.h"
 #include "util/clock.h"
 
-
 static int cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
@@ -31,7 +30,6 @@ static double median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, cmp);
   return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : 0;
 }
-
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -103,10 +101,11 @@ int main(int argc, char **argv) {
     cholmod_free_dense(&B, &c);
   }
   printf("model: %s, %d bodies, %d rows, nnz(A) = %ld, %d steps\n", m.name, m.n_bodies, rows, nnz, steps);
-  printf("median ms: step %.3f | solve stage %.3f = assembly %.3f + BPP %.3f | CHOLMOD floor (factor+solve) %.3f "
-         "(analysis once: %.3f)\n",
-         1e3 * median(t_step, steps), 1e3 * median(t_solve, steps), 1e3 * median(t_asm, steps),
-         1e3 * median(t_bpp, steps), 1e3 * median(t_floor, steps), 1e3 * t_analyse);
+  printf(
+      "median ms: step %.3f | solve stage %.3f = assembly %.3f + BPP %.3f | CHOLMOD floor (factor+solve) %.3f "
+      "(analysis once: %.3f)\n",
+      1e3 * median(t_step, steps), 1e3 * median(t_solve, steps), 1e3 * median(t_asm, steps), 1e3 * median(t_bpp, steps),
+      1e3 * median(t_floor, steps), 1e3 * t_analyse);
   cholmod_free_factor(&L, &c);
   cholmod_finish(&c);
   tsr_world_free(&w);

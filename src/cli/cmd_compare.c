@@ -177,8 +177,10 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *ro
 }
 
 static void json_num(FILE *f, const char *key, double v, int last) {
-  if (isfinite(v)) fprintf(f, "\"%s\": %.17g%s", key, v, last ? "" : ", ");
-  else fprintf(f, "\"%s\": null%s", key, last ? "" : ", ");
+  if (isfinite(v))
+    fprintf(f, "\"%s\": %.17g%s", key, v, last ? "" : ", ");
+  else
+    fprintf(f, "\"%s\": null%s", key, last ? "" : ", ");
 }
 
 // The table as JSON (postproc/benchmarks.py reads it): written to a temporary
@@ -211,8 +213,7 @@ static int write_json(const char *path, const char *model, int ns, const Row *ro
     fprintf(f, "\"subsystems\": %d, \"interface_rows\": %d, ", r->subsystems, r->interface_rows);
     json_num(f, "mean_subsystems", r->mean_subsystems, 0);
     json_num(f, "mean_interface_rows", r->mean_interface_rows, 0);
-    fprintf(f, "\"bodies_per_subsystem\": \"%d-%d\", \"fallbacks\": %d, ", r->min_bodies, r->max_bodies,
-            r->fallbacks);
+    fprintf(f, "\"bodies_per_subsystem\": \"%d-%d\", \"fallbacks\": %d, ", r->min_bodies, r->max_bodies, r->fallbacks);
     json_num(f, "cond_mean", r->cond_mean, 0);
     fprintf(f, "\"phase_ms\": {");
     json_num(f, "partition", r->part_ms, 0);
@@ -318,15 +319,15 @@ int tsr_cmd_compare(int argc, char **argv) {
     for (int k = 0; k < ns; k++)
       if (!strcmp(names[k], "direct-bpp") && rows[k].ok) base = rows[k].mean_ms;
     printf("model %s, %ld steps, %d threads\n", o.model, rows[0].steps, omp_get_max_threads());
-    printf("%-13s %10s %10s %8s %7s %7s %11s %11s %11s %5s %6s\n", "solver", "mean ms", "median ms", "speedup",
-           "avg k", "% kmax", "median err", "max joint", "max pen", "N", "|Gam|");
+    printf("%-13s %10s %10s %8s %7s %7s %11s %11s %11s %5s %6s\n", "solver", "mean ms", "median ms", "speedup", "avg k",
+           "% kmax", "median err", "max joint", "max pen", "N", "|Gam|");
     for (int k = 0; k < ns; k++) {
       const Row *r = &rows[k];
       char sp[32] = "-";
       if (isfinite(base) && r->mean_ms > 0) snprintf(sp, sizeof sp, "%.2fx", base / r->mean_ms);
-      printf("%-13s %10.3f %10.3f %8s %7.2f %7.1f %11.3e %11.3e %11.3e %5d %6d%s\n", r->name, r->mean_ms,
-             r->median_ms, sp, r->mean_k, r->pct_kmax, r->median_err, r->max_joint, r->max_pen, r->subsystems,
-             r->interface_rows, r->ok ? "" : "  (failed)");
+      printf("%-13s %10.3f %10.3f %8s %7.2f %7.1f %11.3e %11.3e %11.3e %5d %6d%s\n", r->name, r->mean_ms, r->median_ms,
+             sp, r->mean_k, r->pct_kmax, r->median_err, r->max_joint, r->max_pen, r->subsystems, r->interface_rows,
+             r->ok ? "" : "  (failed)");
     }
     int any = 0;
     for (int k = 0; k < ns; k++) any |= rows[k].substructured;

@@ -64,7 +64,6 @@ static int parse_time(const char *opt, const char *s, double *out) {
   return 0;
 }
 
-
 int tsr_cmd_export_vtk(int argc, char **argv) {
   const char *run = NULL, *dir = NULL;
   TsrVtkExportOptions o = {.every = 1, .t_from = -INFINITY, .t_to = INFINITY, .segments = 0};
@@ -127,8 +126,8 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
       fprintf(stderr, "tessera: warning: %s\n", line);
   }
   if (!res.complete)
-    fprintf(stderr, "tessera: warning: %s: run did not finish (complete = 0): exported the %ld frames it holds\n",
-            run, res.frames_in_file);
+    fprintf(stderr, "tessera: warning: %s: run did not finish (complete = 0): exported the %ld frames it holds\n", run,
+            res.frames_in_file);
   if (res.frames_written == 0)
     fprintf(stderr, "tessera: warning: no frame of %s is in the selection (%ld frames in the file)\n", run,
             res.frames_in_file);

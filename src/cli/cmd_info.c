@@ -89,8 +89,7 @@ static void print_text(const char *path, const TsrRunSummary *s) {
     printf("step ms: mean %.3f\n", s->step_ms_mean);
     printf("coupling iterations: mean %.2f (%.1f%% at k_max = %d)\n", s->coupling_mean, s->pct_at_kmax,
            s->max_coupling_iterations);
-    printf("mlcp error: mean %.3g median %.3g max %.3g\n", s->mlcp_error_mean, s->mlcp_error_median,
-           s->mlcp_error_max);
+    printf("mlcp error: mean %.3g median %.3g max %.3g\n", s->mlcp_error_mean, s->mlcp_error_median, s->mlcp_error_max);
     printf("max joint error: %.3g m\n", s->joint_error_max);
     printf("max penetration: %.3g m\n", s->penetration_max);
     printf("converged: %.1f%% of steps\n", 100.0 * s->converged_fraction);

@@ -160,7 +160,9 @@ int tsr_cmd_mlcp(int argc, char **argv) {
     printf("# row lambda w state\n");
     for (int i = 0; i < m; i++)
       printf("%d %.17g %.17g %s\n", i, lambda[i], w[i],
-             index_set[i] == TSR_INDEX_FREE ? "free" : index_set[i] == TSR_INDEX_LOWER ? "lower" : "upper");
+             index_set[i] == TSR_INDEX_FREE    ? "free"
+             : index_set[i] == TSR_INDEX_LOWER ? "lower"
+                                               : "upper");
   }
   rc_exit = rc == 0 ? 0 : 1;
 done:

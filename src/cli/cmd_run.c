@@ -50,7 +50,6 @@ static void on_signal(int sig) {
   interrupted = 1;
 }
 
-
 int tsr_cmd_run(int argc, char **argv) {
   TsrRunOptions o;
   int rc = tsr_parse_run_options(argc, argv, run_usage, 1, &o);

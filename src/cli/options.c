@@ -38,13 +38,13 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE()                                   \
-  do {                                                 \
-    if (!val) {                                        \
-      tsr_cli_error("%s needs a value", a);            \
-      goto usage_error;                                \
-    }                                                  \
-    i++;                                               \
+#define NEED_VALUE()                        \
+  do {                                      \
+    if (!val) {                             \
+      tsr_cli_error("%s needs a value", a); \
+      goto usage_error;                     \
+    }                                       \
+    i++;                                    \
   } while (0)
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       fputs(usage, stdout);
@@ -138,7 +138,8 @@ int tsr_load_model_for_cli(const TsrRunOptions *o, TsrModel *m) {
   if (o->solver) {
     int t = tsr_solver_type_from_name(o->solver);
     if (t < 0) {
-      tsr_cli_error("--solver: unknown solver '%s' (direct-bpp, pgs, pgs-sm, schur-bpp, schur-pgs-sm, fbic)", o->solver);
+      tsr_cli_error("--solver: unknown solver '%s' (direct-bpp, pgs, pgs-sm, schur-bpp, schur-pgs-sm, fbic)",
+                    o->solver);
       goto fail;
     }
     s->solver.type = (TsrSolverType)t;

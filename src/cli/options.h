@@ -10,15 +10,15 @@
 #define TSR_PARTITION_REFINE_LIST "none, kl, fm"
 
 typedef struct {
-  const char *model;      // positional MODEL.yaml
-  const char *output;     // -o
-  const char *vtk_dir;    // --vtk DIR (run only)
+  const char *model;    // positional MODEL.yaml
+  const char *output;   // -o
+  const char *vtk_dir;  // --vtk DIR (run only)
   int overwrite, quiet;
   const char *solver, *partition, *refine;  // --solver, --partition, --refine
-  long max_bodies, threads, steps, every;  // -1 when not given
-  double duration;        // NaN when not given
+  long max_bodies, threads, steps, every;   // -1 when not given
+  double duration;                          // NaN when not given
   int n_sets;
-  const char **sets;      // --set KEY=VALUE, in order
+  const char **sets;  // --set KEY=VALUE, in order
 } TsrRunOptions;
 
 // Parses argv (argv[0] is the command name). Returns -1 to go on, or an exit

@@ -41,16 +41,16 @@
 struct TsrCollider {
   dSpaceID space;
   int n_geoms;
-  dGeomID *geoms;        // [n_shapes], one per shape
+  dGeomID *geoms;  // [n_shapes], one per shape
   int max_per_pair;
-  dContactGeom *buf;     // [max_per_pair]
+  dContactGeom *buf;  // [max_per_pair]
   int n_excluded;
-  int64_t *excluded;     // sorted body-pair keys (b0 * n + b1, b0 < b1) that do not collide
+  int64_t *excluded;  // sorted body-pair keys (b0 * n + b1, b0 < b1) that do not collide
   int n_bodies;
   int ode_ready;
-  dGeomID end_sphere;    // capsule end caps and core point (see end_caps)
+  dGeomID end_sphere;     // capsule end caps and core point (see end_caps)
   dContactGeom *cap_buf;  // [max_per_pair + 8]: end-cap points and ODE's
-  double *extra;         // [n_shapes] speculative inflation of this step (see sweep_margin)
+  double *extra;          // [n_shapes] speculative inflation of this step (see sweep_margin)
   double margin;
   // Joints between two bodies that do not collide, for drop_joint_duplicates:
   // the anchor in each body's frame, and per body the joints it is in (CSR).
@@ -58,7 +58,7 @@ struct TsrCollider {
   int (*link_body)[2];
   TsrVec3 (*link_local)[2];
   int *body_link_p, *body_link_j;
-  double *reach;         // [n_shapes] half of each shape's largest extent
+  double *reach;  // [n_shapes] half of each shape's largest extent
   // scratch: (body, other body, contact) triples, sorted
   int cap_keys;
   int (*keys)[3];
@@ -81,11 +81,16 @@ static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 
 static dGeomID probe_geom(int t) {
   switch (t) {
-    case TSR_SHAPE_SPHERE: return dCreateSphere(0, 0.5);
-    case TSR_SHAPE_BOX: return dCreateBox(0, 1, 1, 1);
-    case TSR_SHAPE_CAPSULE: return dCreateCapsule(0, 0.3, 1);
-    case TSR_SHAPE_CYLINDER: return dCreateCylinder(0, 0.3, 1);
-    default: return dCreatePlane(0, 0, 0, 1, 0);
+    case TSR_SHAPE_SPHERE:
+      return dCreateSphere(0, 0.5);
+    case TSR_SHAPE_BOX:
+      return dCreateBox(0, 1, 1, 1);
+    case TSR_SHAPE_CAPSULE:
+      return dCreateCapsule(0, 0.3, 1);
+    case TSR_SHAPE_CYLINDER:
+      return dCreateCylinder(0, 0.3, 1);
+    default:
+      return dCreatePlane(0, 0, 0, 1, 0);
   }
 }
 
@@ -145,11 +150,16 @@ static int may_meet(const TsrCollider *c, const TsrModel *m, int s0, int s1) {
 static dGeomID make_geom(dSpaceID space, const TsrShapeDef *s, double margin) {
   const double *p = s->params, e = 0.5 * margin;
   switch (s->type) {
-    case TSR_SHAPE_SPHERE: return dCreateSphere(space, p[0] + e);
-    case TSR_SHAPE_BOX: return dCreateBox(space, p[0] + margin, p[1] + margin, p[2] + margin);
-    case TSR_SHAPE_CAPSULE: return dCreateCapsule(space, p[0] + e, p[1]);
-    case TSR_SHAPE_CYLINDER: return dCreateCylinder(space, p[0] + e, p[1] + margin);
-    case TSR_SHAPE_PLANE: return dCreatePlane(space, p[0], p[1], p[2], p[3] + e);
+    case TSR_SHAPE_SPHERE:
+      return dCreateSphere(space, p[0] + e);
+    case TSR_SHAPE_BOX:
+      return dCreateBox(space, p[0] + margin, p[1] + margin, p[2] + margin);
+    case TSR_SHAPE_CAPSULE:
+      return dCreateCapsule(space, p[0] + e, p[1]);
+    case TSR_SHAPE_CYLINDER:
+      return dCreateCylinder(space, p[0] + e, p[1] + margin);
+    case TSR_SHAPE_PLANE:
+      return dCreatePlane(space, p[0], p[1], p[2], p[3] + e);
   }
   return NULL;
 }
@@ -200,11 +210,16 @@ static int check_pairs(const TsrCollider *c, const TsrModel *m, char *err, int e
 static double shape_reach(const TsrShapeDef *s) {
   const double *p = s->params;
   switch (s->type) {
-    case TSR_SHAPE_SPHERE: return p[0];
-    case TSR_SHAPE_BOX: return 0.5 * fmax(p[0], fmax(p[1], p[2]));
-    case TSR_SHAPE_CAPSULE: return 0.5 * (p[1] + 2.0 * p[0]);
-    case TSR_SHAPE_CYLINDER: return 0.5 * fmax(2.0 * p[0], p[1]);
-    case TSR_SHAPE_PLANE: return 0.0;
+    case TSR_SHAPE_SPHERE:
+      return p[0];
+    case TSR_SHAPE_BOX:
+      return 0.5 * fmax(p[0], fmax(p[1], p[2]));
+    case TSR_SHAPE_CAPSULE:
+      return 0.5 * (p[1] + 2.0 * p[0]);
+    case TSR_SHAPE_CYLINDER:
+      return 0.5 * fmax(2.0 * p[0], p[1]);
+    case TSR_SHAPE_PLANE:
+      return 0.0;
   }
   return 0.0;
 }
@@ -383,7 +398,7 @@ static int capsule_box_core(TsrCollider *c, dGeomID cap, dGeomID box, dContactGe
       d[j] += bR[4 * i + j] * dw[i];
     }
   }
-#define SD_AT(t) (box_signed_distance(L, (double[3]){a[0] + (t) * d[0], a[1] + (t) * d[1], a[2] + (t) * d[2]}))
+#define SD_AT(t) (box_signed_distance(L, (double[3]){a[0] + (t)*d[0], a[1] + (t)*d[1], a[2] + (t)*d[2]}))
   const double phi = 0.6180339887498949;
   double lo = 0.0, hi = 1.0, t1 = hi - phi * (hi - lo), t2 = lo + phi * (hi - lo);
   double f1 = SD_AT(t1), f2 = SD_AT(t2);
@@ -398,8 +413,10 @@ static int capsule_box_core(TsrCollider *c, dGeomID cap, dGeomID box, dContactGe
   }
   double t = f1 <= f2 ? t1 : t2, f = fmin(f1, f2);
   const double tol = 1e-9 * (1.0 + len);
-  if (SD_AT(0.0) <= f + tol) t = 0.0;
-  else if (SD_AT(1.0) <= f + tol) t = 1.0;
+  if (SD_AT(0.0) <= f + tol)
+    t = 0.0;
+  else if (SD_AT(1.0) <= f + tol)
+    t = 1.0;
 #undef SD_AT
   dGeomSphereSetRadius(c->end_sphere, r);
   dGeomSetPosition(c->end_sphere, w0[0] + t * dw[0], w0[1] + t * dw[1], w0[2] + t * dw[2]);
@@ -488,7 +505,8 @@ static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, i
     double s = (e ? 0.5 : -0.5) * len;
     dGeomSetPosition(c->end_sphere, p[0] + s * R[2], p[1] + s * R[6], p[2] + s * R[10]);
     dContactGeom g;
-    int k = cap_first ? dCollide(c->end_sphere, other, 1, &g, sizeof g) : dCollide(other, c->end_sphere, 1, &g, sizeof g);
+    int k =
+        cap_first ? dCollide(c->end_sphere, other, 1, &g, sizeof g) : dCollide(other, c->end_sphere, 1, &g, sizeof g);
     if (k > 0) caps[m++] = g;
   }
   // as if from dCollide(o1, o2)
@@ -710,8 +728,10 @@ static int drop_joint_duplicates(TsrContacts *cs, const TsrBodies *b) {
         int lo = 0, hi = nk;
         while (lo < hi) {
           int mid = (lo + hi) / 2;
-          if (c->keys[mid][0] < A || (c->keys[mid][0] == A && c->keys[mid][1] < X)) lo = mid + 1;
-          else hi = mid;
+          if (c->keys[mid][0] < A || (c->keys[mid][0] == A && c->keys[mid][1] < X))
+            lo = mid + 1;
+          else
+            hi = mid;
         }
         for (int t = lo; t < nk && c->keys[t][0] == A && c->keys[t][1] == X && c->keys[t][2] < j; t++) {
           int i = c->keys[t][2];
@@ -745,8 +765,10 @@ int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
     if (e != c->extra[k]) {
       c->extra[k] = e;
       double r = s->params[0] + 0.5 * c->margin + e;
-      if (s->type == TSR_SHAPE_SPHERE) dGeomSphereSetRadius(c->geoms[k], r);
-      else dGeomCapsuleSetParams(c->geoms[k], r, s->params[1]);
+      if (s->type == TSR_SHAPE_SPHERE)
+        dGeomSphereSetRadius(c->geoms[k], r);
+      else
+        dGeomCapsuleSetParams(c->geoms[k], r, s->params[1]);
     }
   }
   cs->n = 0;

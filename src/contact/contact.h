@@ -32,21 +32,21 @@
 #include "model/model.h"
 
 typedef struct {
-  int body[2];           // model body indices (fixed bodies included), body[0] from shape[0]
-  int shape[2];          // model shape indices, shape[0] < shape[1]
-  TsrVec3 point;         // world, at detection
-  TsrVec3 normal;        // unit, world; pushes body 0 along +normal
-  double depth;          // penetration at detection, m (< 0: separated, within the margin)
-  TsrVec3 local[2];      // the point in each body's frame (for matching)
-  int match;             // contact of the previous step this one continues, or -1
+  int body[2];       // model body indices (fixed bodies included), body[0] from shape[0]
+  int shape[2];      // model shape indices, shape[0] < shape[1]
+  TsrVec3 point;     // world, at detection
+  TsrVec3 normal;    // unit, world; pushes body 0 along +normal
+  double depth;      // penetration at detection, m (< 0: separated, within the margin)
+  TsrVec3 local[2];  // the point in each body's frame (for matching)
+  int match;         // contact of the previous step this one continues, or -1
   // filled by tsr_contact_build_rows
-  TsrVec3 t1, t2;        // tangent basis, t2 = normal x t1
+  TsrVec3 t1, t2;                        // tangent basis, t2 = normal x t1
   double friction, compliance, damping;  // combined material (rows.c)
-  double bound_normal;   // the lambda_n that bounds friction this step (Eq. 11)
-  int estimated;         // 1 when bound_normal is the first-step estimate (rows.c)
-  TsrVec3 r[2];          // point minus each body's centre of mass at detection
+  double bound_normal;                   // the lambda_n that bounds friction this step (Eq. 11)
+  int estimated;                         // 1 when bound_normal is the first-step estimate (rows.c)
+  TsrVec3 r[2];                          // point minus each body's centre of mass at detection
   // filled by tsr_contact_store
-  double impulse[3];     // normal, t1, t2 (N s)
+  double impulse[3];  // normal, t1, t2 (N s)
   int8_t index_set[3];
 } TsrContact;
 
@@ -58,15 +58,15 @@ typedef struct TsrCollider TsrCollider;  // ODE geoms and space (collide.c)
 
 typedef struct {
   TsrCollider *collider;
-  int n, cap;            // this step's contacts, sorted by (shape[0], shape[1]) then ODE's order
+  int n, cap;  // this step's contacts, sorted by (shape[0], shape[1]) then ODE's order
   TsrContact *c;
   int n_prev, cap_prev;  // the previous step's contacts
   TsrContact *prev;
   int n_materials;
   TsrContactMaterial *material;  // [n_materials^2], combined per pair (rows.c)
-  double *shape_size;    // [n_shapes] smallest dimension of each shape (plane: INFINITY)
+  double *shape_size;            // [n_shapes] smallest dimension of each shape (plane: INFINITY)
   double margin;
-  int first_row;         // index of the first contact row in this step's row set
+  int first_row;  // index of the first contact row in this step's row set
   // scratch for matching
   int cap_scratch;
   int *scratch;

@@ -38,11 +38,16 @@
 static double shape_size(const TsrShapeDef *s) {
   const double *p = s->params;
   switch (s->type) {
-    case TSR_SHAPE_SPHERE: return 2.0 * p[0];
-    case TSR_SHAPE_BOX: return fmin(p[0], fmin(p[1], p[2]));
-    case TSR_SHAPE_CAPSULE: return 2.0 * p[0];
-    case TSR_SHAPE_CYLINDER: return fmin(2.0 * p[0], p[1]);
-    case TSR_SHAPE_PLANE: return INFINITY;
+    case TSR_SHAPE_SPHERE:
+      return 2.0 * p[0];
+    case TSR_SHAPE_BOX:
+      return fmin(p[0], fmin(p[1], p[2]));
+    case TSR_SHAPE_CAPSULE:
+      return 2.0 * p[0];
+    case TSR_SHAPE_CYLINDER:
+      return fmin(2.0 * p[0], p[1]);
+    case TSR_SHAPE_PLANE:
+      return INFINITY;
   }
   return INFINITY;
 }

@@ -155,8 +155,7 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
   for (int i = 0; i < cs->n; i++) {
     TsrContact *c = &cs->c[i];
     int b0 = c->body[0], b1 = c->body[1];
-    const TsrContactMaterial *mat =
-        &cs->material[m->bodies[b0].material * cs->n_materials + m->bodies[b1].material];
+    const TsrContactMaterial *mat = &cs->material[m->bodies[b0].material * cs->n_materials + m->bodies[b1].material];
     c->friction = mat->friction;
     c->compliance = mat->compliance;
     c->damping = mat->damping;
@@ -226,7 +225,8 @@ double tsr_contact_penetration(const TsrContacts *cs, const TsrBodies *b, const 
   double worst = 0.0;
   for (int i = 0; i < cs->n; i++) {
     const TsrContact *c = &cs->c[i];
-    TsrVec3 v = tsr_v3_sub(array_velocity(b, v_new, c->body[0], c->r[0]), array_velocity(b, v_new, c->body[1], c->r[1]));
+    TsrVec3 v =
+        tsr_v3_sub(array_velocity(b, v_new, c->body[0], c->r[0]), array_velocity(b, v_new, c->body[1], c->r[1]));
     double d = c->depth - h * tsr_v3_dot(c->normal, v);
     if (d > worst) worst = d;
   }

@@ -22,17 +22,17 @@
 typedef struct {
   int n;
   // hot state
-  TsrVec3 *x;            // centre of mass, world
-  TsrQuat *q;            // orientation
-  TsrVec3 *v;            // linear velocity, world
-  TsrVec3 *w;            // angular velocity, world
+  TsrVec3 *x;  // centre of mass, world
+  TsrQuat *q;  // orientation
+  TsrVec3 *v;  // linear velocity, world
+  TsrVec3 *w;  // angular velocity, world
   // mass properties
-  double *inv_mass;      // 0 for fixed bodies
-  TsrMat3 *inertia_body; // body frame
+  double *inv_mass;       // 0 for fixed bodies
+  TsrMat3 *inertia_body;  // body frame
   TsrMat3 *inv_inertia_body;
   double *inv_inertia_world;  // [9n] row-major, refreshed by tsr_bodies_update_inertia
   unsigned char *fixed;
-  TsrVec3 *gyro_shift;   // w_mid - w_free of the last free-velocity stage (world); see bodies.c
+  TsrVec3 *gyro_shift;  // w_mid - w_free of the last free-velocity stage (world); see bodies.c
 } TsrBodies;
 
 int tsr_bodies_init(TsrBodies *b, const TsrModel *m);

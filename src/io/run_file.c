@@ -58,22 +58,32 @@ static const size_t kind_size[] = {8, 8, 4, 1, 1};
 
 hid_t tsr_run_file_type(int kind) {
   switch ((TsrKind)kind) {
-    case K_F64: return H5T_IEEE_F64LE;
-    case K_I64: return H5T_STD_I64LE;
-    case K_I32: return H5T_STD_I32LE;
-    case K_I8: return H5T_STD_I8LE;
-    case K_U8: return H5T_STD_U8LE;
+    case K_F64:
+      return H5T_IEEE_F64LE;
+    case K_I64:
+      return H5T_STD_I64LE;
+    case K_I32:
+      return H5T_STD_I32LE;
+    case K_I8:
+      return H5T_STD_I8LE;
+    case K_U8:
+      return H5T_STD_U8LE;
   }
   return H5T_STD_U8LE;
 }
 
 static hid_t mem_type(TsrKind k) {
   switch (k) {
-    case K_F64: return H5T_NATIVE_DOUBLE;
-    case K_I64: return H5T_NATIVE_INT64;
-    case K_I32: return H5T_NATIVE_INT32;
-    case K_I8: return H5T_NATIVE_INT8;
-    case K_U8: return H5T_NATIVE_UINT8;
+    case K_F64:
+      return H5T_NATIVE_DOUBLE;
+    case K_I64:
+      return H5T_NATIVE_INT64;
+    case K_I32:
+      return H5T_NATIVE_INT32;
+    case K_I8:
+      return H5T_NATIVE_INT8;
+    case K_U8:
+      return H5T_NATIVE_UINT8;
   }
   return H5T_NATIVE_UINT8;
 }
@@ -88,22 +98,38 @@ typedef struct {
   TsrKind kind;
   TsrAxis axis;
   int rank;
-  int d1, d2;  // sizes of axes 1 and 2 (DIM_N for n)
+  int d1, d2;          // sizes of axes 1 and 2 (DIM_N for n)
   size_t stat_offset;  // AX_STEP: offsetof the field in TsrStepStats
 } TsrStreamSpec;
 
 // Order = spill order (see the file comment). Indices are the S_ enum below.
 enum {
-  S_CTYPE, S_CSRC, S_CBODY, S_CIMP, S_CIDX, S_CSUB,
-  S_KBODY, S_KPOINT, S_KNORMAL, S_KDEPTH, S_KIMP, S_KTAN,
-  S_COFF, S_KOFF,
-  S_POS, S_ORI, S_VEL, S_BSUB,
-  S_STEP, S_TIME,
+  S_CTYPE,
+  S_CSRC,
+  S_CBODY,
+  S_CIMP,
+  S_CIDX,
+  S_CSUB,
+  S_KBODY,
+  S_KPOINT,
+  S_KNORMAL,
+  S_KDEPTH,
+  S_KIMP,
+  S_KTAN,
+  S_COFF,
+  S_KOFF,
+  S_POS,
+  S_ORI,
+  S_VEL,
+  S_BSUB,
+  S_STEP,
+  S_TIME,
   S_STATS0,
   S_COUNT = S_STATS0 + 14
 };
 
-#define STAT(name, kind) {"/stats/" #name, kind, AX_STEP, 1, 0, 0, offsetof(TsrStepStats, name)}
+#define STAT(name, kind) \
+  { "/stats/" #name, kind, AX_STEP, 1, 0, 0, offsetof(TsrStepStats, name) }
 
 static const TsrStreamSpec specs[S_COUNT] = {
     [S_CTYPE] = {"/constraints/type", K_I8, AX_ROW, 1, 0, 0, 0},
@@ -145,12 +171,12 @@ static const TsrStreamSpec specs[S_COUNT] = {
 typedef struct {
   hid_t dset;
   int rank;
-  hsize_t inner[2];    // sizes of axes 1, 2
-  size_t item_bytes;   // bytes of one entry along axis 0
+  hsize_t inner[2];   // sizes of axes 1, 2
+  size_t item_bytes;  // bytes of one entry along axis 0
   size_t chunk_bytes;
-  hsize_t extent;      // axis-0 length in the file
-  unsigned char *buf;  // pending entries, not yet in the file
-  size_t pending, cap; // in entries
+  hsize_t extent;       // axis-0 length in the file
+  unsigned char *buf;   // pending entries, not yet in the file
+  size_t pending, cap;  // in entries
 } TsrStream;
 
 struct TsrRunWriter {
@@ -167,7 +193,6 @@ struct TsrRunWriter {
   int failed;
   char err[256];
 };
-
 
 void tsr_run_file_set_err(char *err, int errlen, const char *fmt, ...) {
   if (!err || errlen <= 0) return;
@@ -302,9 +327,11 @@ done:
 static hsize_t chunk_len(const TsrStreamSpec *sp, size_t item_bytes) {
   switch (sp->axis) {
     case AX_ROW:
-    case AX_CONTACT: return 4096;
+    case AX_CONTACT:
+      return 4096;
     case AX_OFFSET:
-    case AX_STEP: return 1024;
+    case AX_STEP:
+      return 1024;
     case AX_FRAME: {
       size_t k = TSR_RUN_FRAME_CHUNK_BYTES / item_bytes;
       if (k < 1) k = 1;
@@ -560,8 +587,8 @@ int tsr_run_writer_frame(TsrRunWriter *w, const TsrFrame *f) {
   if (!w || !f || w->failed) return -1;
   if (f->n_bodies != w->n_bodies || f->n_rows < 0 || f->n_contacts < 0 || !f->position || !f->orientation ||
       !f->velocity) {
-    snprintf(w->err, sizeof w->err, "%s: frame %ld: %d bodies (model has %d), %d rows, %d contacts", w->path,
-             w->frames, f->n_bodies, w->n_bodies, f->n_rows, f->n_contacts);
+    snprintf(w->err, sizeof w->err, "%s: frame %ld: %d bodies (model has %d), %d rows, %d contacts", w->path, w->frames,
+             f->n_bodies, w->n_bodies, f->n_rows, f->n_contacts);
     return -1;
   }
   size_t n = (size_t)w->n_bodies, R = (size_t)f->n_rows, C = (size_t)f->n_contacts;

@@ -18,8 +18,8 @@
 #define TSR_RUN_FORMAT "tessera-run/1"
 
 typedef struct {
-  const char *solver;          // type string
-  const char *partitioning;    // method string
+  const char *solver;        // type string
+  const char *partitioning;  // method string
   int threads;
   int max_coupling_iterations;  // k_max, stored as a root attribute (for `info`)
   const char *tessera_version;
@@ -34,24 +34,24 @@ typedef struct {
   double time;
   int64_t step;
   int n_bodies;
-  const double *position;      // [n*3]
-  const double *orientation;   // [n*4] wxyz
-  const double *velocity;      // [n*6] linear, angular
-  const int32_t *body_subsystem;  // [n]
-  int n_rows;                  // 0 when output.constraints is off, or frame 0
-  const int8_t *row_type;      // [R]
-  const int32_t *row_source;   // [R]
-  const int32_t *row_body;     // [R*2]
-  const double *row_impulse;   // [R]
-  const int8_t *row_index_set; // [R]
-  const int32_t *row_subsystem;  // [R]
-  int n_contacts;              // 0 when output.contacts is off, or frame 0
-  const int32_t *contact_body;   // [C*2]
-  const double *contact_point;   // [C*3]
-  const double *contact_normal;  // [C*3]
-  const double *contact_depth;   // [C]
-  const double *contact_impulse; // [C*3]
-  const double *contact_tangent1; // [C*3] first friction direction (tangent 2 = normal x tangent 1); NULL: zeros
+  const double *position;          // [n*3]
+  const double *orientation;       // [n*4] wxyz
+  const double *velocity;          // [n*6] linear, angular
+  const int32_t *body_subsystem;   // [n]
+  int n_rows;                      // 0 when output.constraints is off, or frame 0
+  const int8_t *row_type;          // [R]
+  const int32_t *row_source;       // [R]
+  const int32_t *row_body;         // [R*2]
+  const double *row_impulse;       // [R]
+  const int8_t *row_index_set;     // [R]
+  const int32_t *row_subsystem;    // [R]
+  int n_contacts;                  // 0 when output.contacts is off, or frame 0
+  const int32_t *contact_body;     // [C*2]
+  const double *contact_point;     // [C*3]
+  const double *contact_normal;    // [C*3]
+  const double *contact_depth;     // [C]
+  const double *contact_impulse;   // [C*3]
+  const double *contact_tangent1;  // [C*3] first friction direction (tangent 2 = normal x tangent 1); NULL: zeros
 } TsrFrame;
 
 // Per simulated step (OUTPUT.md "Per simulated step").
@@ -98,7 +98,7 @@ typedef struct {
   double solve_ms_mean, solve_ms_median, solve_ms_max;
   double step_ms_mean;
   double coupling_mean;
-  double pct_at_kmax;          // % of steps with coupling_iterations >= max_coupling_iterations (0 if not substructured)
+  double pct_at_kmax;  // % of steps with coupling_iterations >= max_coupling_iterations (0 if not substructured)
   double mlcp_error_mean, mlcp_error_median, mlcp_error_max;
   double joint_error_max, penetration_max;
   double converged_fraction;

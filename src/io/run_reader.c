@@ -21,7 +21,6 @@
 
 #include "io/run_file_internal.h"
 
-
 // Reads a scalar string attribute (variable or fixed length) into buf.
 static int read_attr_str(hid_t obj, const char *name, char *buf, size_t len) {
   buf[0] = '\0';
@@ -162,23 +161,24 @@ static void stats3(const double *v, size_t n, double scale, double *mean, double
   free(tmp);
 }
 
-static const char *const frame_sets[] = {"/frames/time", "/frames/step", "/bodies/position", "/bodies/orientation",
-                                         "/bodies/velocity", "/bodies/subsystem"};
+static const char *const frame_sets[] = {"/frames/time",        "/frames/step",     "/bodies/position",
+                                         "/bodies/orientation", "/bodies/velocity", "/bodies/subsystem"};
 static const char *const stat_sets[] = {
-    "/stats/step_seconds",   "/stats/collide_seconds", "/stats/partition_seconds", "/stats/solve_seconds",
-    "/stats/coupling_iterations", "/stats/solver_iterations", "/stats/converged", "/stats/mlcp_error",
-    "/stats/constraint_rows", "/stats/contacts",      "/stats/subsystems",      "/stats/interface_rows",
-    "/stats/joint_error",    "/stats/penetration"};
+    "/stats/step_seconds",        "/stats/collide_seconds",   "/stats/partition_seconds", "/stats/solve_seconds",
+    "/stats/coupling_iterations", "/stats/solver_iterations", "/stats/converged",         "/stats/mlcp_error",
+    "/stats/constraint_rows",     "/stats/contacts",          "/stats/subsystems",        "/stats/interface_rows",
+    "/stats/joint_error",         "/stats/penetration"};
 
 static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int errlen) {
   char format[64];
   if (read_attr_str(f, "format", format, sizeof format) || strncmp(format, "tessera-run/", 12)) {
-    tsr_run_file_set_err(err, errlen, "%s: not a Tessera run file (no root attribute format = \"%s\")", path, TSR_RUN_FORMAT);
+    tsr_run_file_set_err(err, errlen, "%s: not a Tessera run file (no root attribute format = \"%s\")", path,
+                         TSR_RUN_FORMAT);
     return -1;
   }
   if (strcmp(format, TSR_RUN_FORMAT)) {
     tsr_run_file_set_err(err, errlen, "%s: unsupported run file format '%s' (this tessera reads %s)", path, format,
-            TSR_RUN_FORMAT);
+                         TSR_RUN_FORMAT);
     return -1;
   }
   read_attr_str(f, "model_name", s->model_name, sizeof s->model_name);
@@ -273,7 +273,8 @@ int tsr_run_file_summary(const char *path, TsrRunSummary *s, char *err, int errl
     if (f < 0) {
       htri_t is = H5Fis_hdf5(path);
       if (is > 0)
-        tsr_run_file_set_err(err, errlen, "%s: cannot open the HDF5 file (damaged, or locked by a writer not in SWMR mode)", path);
+        tsr_run_file_set_err(err, errlen,
+                             "%s: cannot open the HDF5 file (damaged, or locked by a writer not in SWMR mode)", path);
       else
         tsr_run_file_set_err(err, errlen, "%s: not an HDF5 file", path);
     } else {

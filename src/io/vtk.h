@@ -65,18 +65,18 @@ const char *tsr_vtk_writer_error(const TsrVtkWriter *w);
 
 // `tessera export-vtk`: exports the frames of a run file.
 typedef struct {
-  long every;         // frames whose index in the file is a multiple of every (>= 1)
+  long every;           // frames whose index in the file is a multiple of every (>= 1)
   double t_from, t_to;  // simulated time window, inclusive (-inf, +inf for all)
-  int segments;       // facets around a round shape (0: default 12)
+  int segments;         // facets around a round shape (0: default 12)
 } TsrVtkExportOptions;
 
 typedef struct {
   long frames_in_file;
   long frames_written;
-  int complete;         // the run file's `complete` attribute
-  int joints_written;   // 0 when joints could not be reconstructed (see warning)
-  char warning[512];    // non-fatal problems ("" when none), one per line
-  char pvd[1024];       // path of the bodies .pvd
+  int complete;        // the run file's `complete` attribute
+  int joints_written;  // 0 when joints could not be reconstructed (see warning)
+  char warning[512];   // non-fatal problems ("" when none), one per line
+  char pvd[1024];      // path of the bodies .pvd
 } TsrVtkExportResult;
 
 // 0 OK; -1 when the run file cannot be read (err says why; `tessera` exits 2);

@@ -30,9 +30,9 @@
 
 typedef struct {
   hid_t id;
-  long len;    // axis 0
+  long len;  // axis 0
   int rank;
-  hsize_t row; // values per entry of axis 0
+  hsize_t row;  // values per entry of axis 0
 } Ds;
 
 static void ds_open(hid_t f, const char *path, Ds *d) {
@@ -75,22 +75,38 @@ static int ds_read(const Ds *d, hid_t mtype, long start, long count, void *buf) 
 }
 
 enum {
-  D_TIME, D_POS, D_ORI, D_VEL, D_SUB,
-  D_COFF, D_RTYPE, D_RSRC, D_RIDX, D_RSUB,
-  D_KOFF, D_KBODY, D_KPT, D_KN, D_KDEPTH, D_KIMP, D_KT1, D_KT2,
+  D_TIME,
+  D_POS,
+  D_ORI,
+  D_VEL,
+  D_SUB,
+  D_COFF,
+  D_RTYPE,
+  D_RSRC,
+  D_RIDX,
+  D_RSUB,
+  D_KOFF,
+  D_KBODY,
+  D_KPT,
+  D_KN,
+  D_KDEPTH,
+  D_KIMP,
+  D_KT1,
+  D_KT2,
   D_COUNT
 };
-static const char *const ds_paths[D_COUNT] = {
-    "/frames/time", "/bodies/position", "/bodies/orientation", "/bodies/velocity", "/bodies/subsystem",
-    "/constraints/offset", "/constraints/type", "/constraints/source", "/constraints/index_set",
-    "/constraints/subsystem", "/contacts/offset", "/contacts/body", "/contacts/point", "/contacts/normal",
-    "/contacts/depth", "/contacts/impulse", "/contacts/tangent1", "/contacts/tangent2"};
+static const char *const ds_paths[D_COUNT] = {"/frames/time",           "/bodies/position",    "/bodies/orientation",
+                                              "/bodies/velocity",       "/bodies/subsystem",   "/constraints/offset",
+                                              "/constraints/type",      "/constraints/source", "/constraints/index_set",
+                                              "/constraints/subsystem", "/contacts/offset",    "/contacts/body",
+                                              "/contacts/point",        "/contacts/normal",    "/contacts/depth",
+                                              "/contacts/impulse",      "/contacts/tangent1",  "/contacts/tangent2"};
 
 typedef struct {
   Ds d[D_COUNT];
-  int n;            // bodies
+  int n;                // bodies
   long rows, contacts;  // entries that reached the disk, all row (contact) datasets
-  int tangents;     // /contacts/tangent1 and tangent2 exist
+  int tangents;         // /contacts/tangent1 and tangent2 exist
 } RunSets;
 
 // One frame read from the file; arrays grow as needed (one per thread).
@@ -107,8 +123,7 @@ typedef struct {
 static int frame_read(const RunSets *s, const int64_t *coff, const int64_t *koff, long i, FrameBuf *b) {
   int n = s->n;
   if (!b->pos) {
-    if (!GROW(b->pos, 3 * n, 8) || !GROW(b->ori, 4 * n, 8) || !GROW(b->vel, 6 * n, 8) || !GROW(b->sub, n, 4))
-      return -1;
+    if (!GROW(b->pos, 3 * n, 8) || !GROW(b->ori, 4 * n, 8) || !GROW(b->vel, 6 * n, 8) || !GROW(b->sub, n, 4)) return -1;
   }
   long r0 = coff[i], r1 = coff[i + 1], k0 = koff[i], k1 = koff[i + 1];
   if (r1 > s->rows) r1 = s->rows;
@@ -127,19 +142,19 @@ static int frame_read(const RunSets *s, const int64_t *coff, const int64_t *koff
     b->kcap = C;
   }
   double t = 0;
-  int rc = ds_read(&s->d[D_TIME], H5T_NATIVE_DOUBLE, i, 1, &t) || ds_read(&s->d[D_POS], H5T_NATIVE_DOUBLE, i, 1, b->pos) ||
-           ds_read(&s->d[D_ORI], H5T_NATIVE_DOUBLE, i, 1, b->ori) ||
-           ds_read(&s->d[D_VEL], H5T_NATIVE_DOUBLE, i, 1, b->vel) ||
-           ds_read(&s->d[D_SUB], H5T_NATIVE_INT32, i, 1, b->sub) ||
-           ds_read(&s->d[D_RTYPE], H5T_NATIVE_INT8, r0, R, b->rtype) ||
-           ds_read(&s->d[D_RSRC], H5T_NATIVE_INT32, r0, R, b->rsrc) ||
-           ds_read(&s->d[D_RIDX], H5T_NATIVE_INT8, r0, R, b->ridx) ||
-           ds_read(&s->d[D_RSUB], H5T_NATIVE_INT32, r0, R, b->rsub) ||
-           ds_read(&s->d[D_KBODY], H5T_NATIVE_INT32, k0, C, b->kbody) ||
-           ds_read(&s->d[D_KPT], H5T_NATIVE_DOUBLE, k0, C, b->kpt) ||
-           ds_read(&s->d[D_KN], H5T_NATIVE_DOUBLE, k0, C, b->kn) ||
-           ds_read(&s->d[D_KDEPTH], H5T_NATIVE_DOUBLE, k0, C, b->kdepth) ||
-           ds_read(&s->d[D_KIMP], H5T_NATIVE_DOUBLE, k0, C, b->kimp);
+  int rc =
+      ds_read(&s->d[D_TIME], H5T_NATIVE_DOUBLE, i, 1, &t) || ds_read(&s->d[D_POS], H5T_NATIVE_DOUBLE, i, 1, b->pos) ||
+      ds_read(&s->d[D_ORI], H5T_NATIVE_DOUBLE, i, 1, b->ori) ||
+      ds_read(&s->d[D_VEL], H5T_NATIVE_DOUBLE, i, 1, b->vel) || ds_read(&s->d[D_SUB], H5T_NATIVE_INT32, i, 1, b->sub) ||
+      ds_read(&s->d[D_RTYPE], H5T_NATIVE_INT8, r0, R, b->rtype) ||
+      ds_read(&s->d[D_RSRC], H5T_NATIVE_INT32, r0, R, b->rsrc) ||
+      ds_read(&s->d[D_RIDX], H5T_NATIVE_INT8, r0, R, b->ridx) ||
+      ds_read(&s->d[D_RSUB], H5T_NATIVE_INT32, r0, R, b->rsub) ||
+      ds_read(&s->d[D_KBODY], H5T_NATIVE_INT32, k0, C, b->kbody) ||
+      ds_read(&s->d[D_KPT], H5T_NATIVE_DOUBLE, k0, C, b->kpt) ||
+      ds_read(&s->d[D_KN], H5T_NATIVE_DOUBLE, k0, C, b->kn) ||
+      ds_read(&s->d[D_KDEPTH], H5T_NATIVE_DOUBLE, k0, C, b->kdepth) ||
+      ds_read(&s->d[D_KIMP], H5T_NATIVE_DOUBLE, k0, C, b->kimp);
   if (!rc && s->tangents && C > 0) {
     // Stored as separate [C, 3] datasets; interleave to (t1, t2) per contact.
     double *tmp = malloc((size_t)C * 6 * sizeof *tmp);
@@ -149,17 +164,31 @@ static int frame_read(const RunSets *s, const int64_t *coff, const int64_t *koff
     for (long c = 0; !rc && c < C; c++) {
       TsrVec3 n = tsr_v3(b->kn[3 * c], b->kn[3 * c + 1], b->kn[3 * c + 2]);
       TsrVec3 t1 = tsr_v3(tmp[3 * c], tmp[3 * c + 1], tmp[3 * c + 2]);
-      TsrVec3 t2 = two ? tsr_v3(tmp[3 * C + 3 * c], tmp[3 * C + 3 * c + 1], tmp[3 * C + 3 * c + 2]) : tsr_v3_cross(n, t1);
+      TsrVec3 t2 =
+          two ? tsr_v3(tmp[3 * C + 3 * c], tmp[3 * C + 3 * c + 1], tmp[3 * C + 3 * c + 2]) : tsr_v3_cross(n, t1);
       double *o = &b->ktan[6 * c];
       o[0] = t1.x, o[1] = t1.y, o[2] = t1.z, o[3] = t2.x, o[4] = t2.y, o[5] = t2.z;
     }
     free(tmp);
   }
-  b->f = (TsrFrame){.time = t, .step = 0, .n_bodies = n, .position = b->pos, .orientation = b->ori,
-                    .velocity = b->vel, .body_subsystem = b->sub, .n_rows = (int)R, .row_type = b->rtype,
-                    .row_source = b->rsrc, .row_index_set = b->ridx, .row_subsystem = b->rsub,
-                    .n_contacts = (int)C, .contact_body = b->kbody, .contact_point = b->kpt,
-                    .contact_normal = b->kn, .contact_depth = b->kdepth, .contact_impulse = b->kimp};
+  b->f = (TsrFrame){.time = t,
+                    .step = 0,
+                    .n_bodies = n,
+                    .position = b->pos,
+                    .orientation = b->ori,
+                    .velocity = b->vel,
+                    .body_subsystem = b->sub,
+                    .n_rows = (int)R,
+                    .row_type = b->rtype,
+                    .row_source = b->rsrc,
+                    .row_index_set = b->ridx,
+                    .row_subsystem = b->rsub,
+                    .n_contacts = (int)C,
+                    .contact_body = b->kbody,
+                    .contact_point = b->kpt,
+                    .contact_normal = b->kn,
+                    .contact_depth = b->kdepth,
+                    .contact_impulse = b->kimp};
   return rc ? -1 : 0;
 }
 
@@ -230,8 +259,7 @@ static int build_scene(hid_t f, const char *path, const RunSets *s, int segments
   double *params = NULL, *pose = NULL;
   TsrShapeDef *shapes = NULL;
   if (G < 0 || sb.len != G || sp.len != G || so.len != G || sp.row != 4 || so.row != 7) {
-    snprintf(err, (size_t)errlen, "%s: run file lacks /model/shape_type, shape_body, shape_params or shape_pose",
-             path);
+    snprintf(err, (size_t)errlen, "%s: run file lacks /model/shape_type, shape_body, shape_params or shape_pose", path);
     goto done;
   }
   type = read_all(&st, H5T_NATIVE_INT8, 1);
@@ -353,7 +381,8 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
   times = malloc(((size_t)T + 1) * sizeof *times);
   sel = malloc(((size_t)T + 1) * sizeof *sel);
   if (!coff || !koff || !times || !sel || ds_read(&s.d[D_COFF], H5T_NATIVE_INT64, 0, T + 1, coff) ||
-      ds_read(&s.d[D_KOFF], H5T_NATIVE_INT64, 0, T + 1, koff) || ds_read(&s.d[D_TIME], H5T_NATIVE_DOUBLE, 0, T, times)) {
+      ds_read(&s.d[D_KOFF], H5T_NATIVE_INT64, 0, T + 1, koff) ||
+      ds_read(&s.d[D_TIME], H5T_NATIVE_DOUBLE, 0, T, times)) {
     snprintf(err, (size_t)errlen, "%s: cannot read /frames/time or the offsets (damaged file?)", run_path);
     goto done;
   }

@@ -20,25 +20,25 @@ typedef struct {
   int n_bodies;
   // Surfaces of the non-plane shapes: points in their body's frame.
   int n_points;
-  double *local;         // [n_points*3]
-  int32_t *point_body;   // [n_points]
+  double *local;        // [n_points*3]
+  int32_t *point_body;  // [n_points]
   // Planes: one quad each, in world coordinates; their 4 points follow the
   // n_points body points, their 2 triangles follow the body triangles.
   int n_planes;
-  double *plane;         // [n_planes*4]: unit normal, offset (n.x = offset)
-  int32_t *plane_body;   // [n_planes]
+  double *plane;        // [n_planes*4]: unit normal, offset (n.x = offset)
+  int32_t *plane_body;  // [n_planes]
   // Frame-invariant cell arrays, planes included (n_tris = body + 2*planes).
   int n_tris;
-  int32_t *conn;         // [n_tris*3]
-  int32_t *offsets;      // [n_tris]: 3, 6, 9, ...
-  int32_t *tri_body;     // [n_tris]
-  double *body_radius;   // [n_bodies]: bounding radius about the body origin, -1 for no (non-plane) shape
+  int32_t *conn;        // [n_tris*3]
+  int32_t *offsets;     // [n_tris]: 3, 6, 9, ...
+  int32_t *tri_body;    // [n_tris]
+  double *body_radius;  // [n_bodies]: bounding radius about the body origin, -1 for no (non-plane) shape
   // Joints: anchors on body 0 and body 1, each in its body's frame (world
   // coordinates when the body is -1, the world).
   int n_joints;
-  int32_t *joint_body;   // [J*2]
-  int8_t *joint_type;    // [J]
-  double *joint_local;   // [J*6]
+  int32_t *joint_body;  // [J*2]
+  int8_t *joint_type;   // [J]
+  double *joint_local;  // [J*6]
 } TsrVtkScene;
 
 // Axis-aligned box that bounds the bodies seen so far (planes are sized to it).

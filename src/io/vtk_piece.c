@@ -107,51 +107,52 @@ static int mb_shape(MeshBuild *m, const TsrShapeDef *sh, int seg, double *radius
   int half_rings = seg / 6 > 1 ? seg / 6 : 1;
   if (half_rings > 15) half_rings = 15;
   switch (sh->type) {
-  case TSR_SHAPE_SPHERE:
-  case TSR_SHAPE_CAPSULE: {
-    double r = p[0], h = sh->type == TSR_SHAPE_CAPSULE ? 0.5 * p[1] : 0.0;
-    prof[n][0] = 0, prof[n++][1] = h + r;
-    for (int i = 1; i <= half_rings; i++) {
-      double th = 0.5 * M_PI * i / half_rings;
-      prof[n][0] = r * sin(th), prof[n++][1] = h + r * cos(th);
+    case TSR_SHAPE_SPHERE:
+    case TSR_SHAPE_CAPSULE: {
+      double r = p[0], h = sh->type == TSR_SHAPE_CAPSULE ? 0.5 * p[1] : 0.0;
+      prof[n][0] = 0, prof[n++][1] = h + r;
+      for (int i = 1; i <= half_rings; i++) {
+        double th = 0.5 * M_PI * i / half_rings;
+        prof[n][0] = r * sin(th), prof[n++][1] = h + r * cos(th);
+      }
+      for (int i = h > 0 ? 0 : 1; i < half_rings; i++) {
+        double th = 0.5 * M_PI * (1.0 + (double)i / half_rings);
+        prof[n][0] = r * sin(th), prof[n++][1] = -h + r * cos(th);
+      }
+      prof[n][0] = 0, prof[n++][1] = -h - r;
+      *radius = h + r;
+      break;
     }
-    for (int i = h > 0 ? 0 : 1; i < half_rings; i++) {
-      double th = 0.5 * M_PI * (1.0 + (double)i / half_rings);
-      prof[n][0] = r * sin(th), prof[n++][1] = -h + r * cos(th);
+    case TSR_SHAPE_CYLINDER: {
+      double r = p[0], h = 0.5 * p[1];
+      double pr[4][2] = {{0, h}, {r, h}, {r, -h}, {0, -h}};
+      memcpy(prof, pr, sizeof pr);
+      n = 4;
+      *radius = sqrt(r * r + h * h);
+      break;
     }
-    prof[n][0] = 0, prof[n++][1] = -h - r;
-    *radius = h + r;
-    break;
-  }
-  case TSR_SHAPE_CYLINDER: {
-    double r = p[0], h = 0.5 * p[1];
-    double pr[4][2] = {{0, h}, {r, h}, {r, -h}, {0, -h}};
-    memcpy(prof, pr, sizeof pr);
-    n = 4;
-    *radius = sqrt(r * r + h * h);
-    break;
-  }
-  case TSR_SHAPE_BOX: {
-    static const int quads[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
-    int base = -1;
-    for (int i = 0; i < 8; i++) {
-      TsrVec3 v = tsr_v3((i & 1 ? 0.5 : -0.5) * p[0], (i & 2 ? 0.5 : -0.5) * p[1], (i & 4 ? 0.5 : -0.5) * p[2]);
-      int id = mb_point(m, sh->body, tsr_v3_add(sh->position, tsr_q_rotate(sh->orientation, v)));
-      if (id < 0) return -1;
-      if (i == 0) base = id;
+    case TSR_SHAPE_BOX: {
+      static const int quads[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4},
+                                      {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+      int base = -1;
+      for (int i = 0; i < 8; i++) {
+        TsrVec3 v = tsr_v3((i & 1 ? 0.5 : -0.5) * p[0], (i & 2 ? 0.5 : -0.5) * p[1], (i & 4 ? 0.5 : -0.5) * p[2]);
+        int id = mb_point(m, sh->body, tsr_v3_add(sh->position, tsr_q_rotate(sh->orientation, v)));
+        if (id < 0) return -1;
+        if (i == 0) base = id;
+      }
+      for (int f = 0; f < 6; f++) {
+        const int *q = quads[f];
+        if (mb_tri(m, sh->body, base + q[0], base + q[1], base + q[2]) ||
+            mb_tri(m, sh->body, base + q[0], base + q[2], base + q[3]))
+          return -1;
+      }
+      *radius = 0.5 * sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+      *radius += tsr_v3_norm(sh->position);
+      return 0;
     }
-    for (int f = 0; f < 6; f++) {
-      const int *q = quads[f];
-      if (mb_tri(m, sh->body, base + q[0], base + q[1], base + q[2]) ||
-          mb_tri(m, sh->body, base + q[0], base + q[2], base + q[3]))
-        return -1;
-    }
-    *radius = 0.5 * sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
-    *radius += tsr_v3_norm(sh->position);
-    return 0;
-  }
-  default:
-    return 0;
+    default:
+      return 0;
   }
   *radius += tsr_v3_norm(sh->position);
   return mb_lathe(m, sh, (const double(*)[2])prof, n, seg);
@@ -188,7 +189,8 @@ int tsr_vtk_scene_init(TsrVtkScene *s, int n_bodies, int n_shapes, const TsrShap
     int base = m.np;
     for (int c = 0; c < 4; c++)
       if (mb_point(&m, s->plane_body[k], tsr_v3(0, 0, 0)) < 0) goto fail;
-    if (mb_tri(&m, s->plane_body[k], base, base + 1, base + 2) || mb_tri(&m, s->plane_body[k], base, base + 2, base + 3))
+    if (mb_tri(&m, s->plane_body[k], base, base + 1, base + 2) ||
+        mb_tri(&m, s->plane_body[k], base, base + 2, base + 3))
       goto fail;
   }
   s->n_points = m.np - 4 * s->n_planes;
@@ -292,7 +294,7 @@ typedef struct {
   const char *type;  // Int8, Int32, Float32, Float64
   int ncomp;
   size_t tuples;
-  char *dst;         // set by piece_begin: where the values go
+  char *dst;  // set by piece_begin: where the values go
 } Arr;
 
 typedef struct {
@@ -443,7 +445,8 @@ int tsr_vtk_write_bodies(const TsrVtkScene *s, const double *plane_points, const
     put_f32(p.points.dst, 3 * (size_t)i + 1, pw.y);
     put_f32(p.points.dst, 3 * (size_t)i + 2, pw.z);
   }
-  for (int i = 0; i < 12 * s->n_planes; i++) put_f32(p.points.dst, 3 * (size_t)s->n_points + (size_t)i, plane_points[i]);
+  for (int i = 0; i < 12 * s->n_planes; i++)
+    put_f32(p.points.dst, 3 * (size_t)s->n_points + (size_t)i, plane_points[i]);
   return piece_finish(w, path);
 }
 
@@ -581,10 +584,11 @@ int tsr_vtk_write_pvd(const char *path, const char *subdir, const char *kind, co
     free(tmp);
     return -1;
   }
-  fputs("<?xml version=\"1.0\"?>\n"
-        "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-        "  <Collection>\n",
-        fp);
+  fputs(
+      "<?xml version=\"1.0\"?>\n"
+      "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+      "  <Collection>\n",
+      fp);
   char name[512];
   for (long k = 0; k < n; k++) {
     tsr_vtk_piece_name(name, sizeof name, NULL, subdir, kind, frame[k]);

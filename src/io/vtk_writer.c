@@ -29,12 +29,11 @@ struct TsrVtkWriter {
   long n, cap;
   double *time;
   long *frame;
-  long pvd_frames;          // frames listed in the .pvd files on disk
+  long pvd_frames;            // frames listed in the .pvd files on disk
   double pvd_last, pvd_cost;  // when the last rewrite ended, how long it took
   int failed;
   char error[512];
 };
-
 
 static char *path_of(const TsrVtkWriter *w, const char *suffix) {
   size_t len = strlen(w->dir) + strlen(w->name) + strlen(suffix) + 2;

@@ -60,13 +60,20 @@ void tsr_joints_free(TsrJoints *js) {
 int tsr_joint_row_count(const TsrJointDef *d) {
   int extra = (d->has_limits ? 1 : 0) + (d->has_motor ? 1 : 0);
   switch (d->type) {
-    case TSR_JOINT_BALL: return 3;
-    case TSR_JOINT_HINGE: return 5 + extra;
-    case TSR_JOINT_UNIVERSAL: return 4;
-    case TSR_JOINT_PRISMATIC: return 5 + extra;
-    case TSR_JOINT_FIXED: return 6;
-    case TSR_JOINT_CABLE: return 6;
-    case TSR_JOINT_DISTANCE: return 1;
+    case TSR_JOINT_BALL:
+      return 3;
+    case TSR_JOINT_HINGE:
+      return 5 + extra;
+    case TSR_JOINT_UNIVERSAL:
+      return 4;
+    case TSR_JOINT_PRISMATIC:
+      return 5 + extra;
+    case TSR_JOINT_FIXED:
+      return 6;
+    case TSR_JOINT_CABLE:
+      return 6;
+    case TSR_JOINT_DISTANCE:
+      return 1;
   }
   return 0;
 }
@@ -169,13 +176,27 @@ void tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodi
     TsrJointCtx c;
     make_ctx(&c, js, m, b, j, h, rows);
     switch (c.f->type) {
-      case TSR_JOINT_BALL: tsr_joint_ball(&c); break;
-      case TSR_JOINT_HINGE: tsr_joint_hinge(&c); break;
-      case TSR_JOINT_UNIVERSAL: tsr_joint_universal(&c); break;
-      case TSR_JOINT_PRISMATIC: tsr_joint_prismatic(&c); break;
-      case TSR_JOINT_FIXED: tsr_joint_fixed(&c); break;
-      case TSR_JOINT_CABLE: tsr_joint_cable(&c); break;
-      case TSR_JOINT_DISTANCE: tsr_joint_distance(&c); break;
+      case TSR_JOINT_BALL:
+        tsr_joint_ball(&c);
+        break;
+      case TSR_JOINT_HINGE:
+        tsr_joint_hinge(&c);
+        break;
+      case TSR_JOINT_UNIVERSAL:
+        tsr_joint_universal(&c);
+        break;
+      case TSR_JOINT_PRISMATIC:
+        tsr_joint_prismatic(&c);
+        break;
+      case TSR_JOINT_FIXED:
+        tsr_joint_fixed(&c);
+        break;
+      case TSR_JOINT_CABLE:
+        tsr_joint_cable(&c);
+        break;
+      case TSR_JOINT_DISTANCE:
+        tsr_joint_distance(&c);
+        break;
     }
   }
 }
@@ -199,7 +220,9 @@ double tsr_joints_max_error(const TsrJoints *js, const TsrModel *m, const TsrBod
         e = tsr_v3_norm(tsr_v3_madd(d, n, -tsr_v3_dot(d, n)));
         break;
       }
-      default: e = tsr_v3_norm(d); break;
+      default:
+        e = tsr_v3_norm(d);
+        break;
     }
     if (e > worst) worst = e;
   }

@@ -15,13 +15,13 @@
 
 typedef struct {
   TsrJointType type;
-  int body[2];            // -1 for the world
-  TsrVec3 anchor[2];      // in each body's frame (world frame for the world)
-  TsrVec3 axis_a;         // hinge/prismatic/cable axis, universal a1: body 0 frame
-  TsrVec3 t1_a, t2_a;     // two unit vectors completing axis_a to a basis, body 0 frame
-  TsrVec3 axis_b;         // hinge axis, universal a2: body 1 frame
-  TsrQuat rel0;           // initial relative orientation conj(q0) q1
-  double length;          // distance joint
+  int body[2];         // -1 for the world
+  TsrVec3 anchor[2];   // in each body's frame (world frame for the world)
+  TsrVec3 axis_a;      // hinge/prismatic/cable axis, universal a1: body 0 frame
+  TsrVec3 t1_a, t2_a;  // two unit vectors completing axis_a to a basis, body 0 frame
+  TsrVec3 axis_b;      // hinge axis, universal a2: body 1 frame
+  TsrQuat rel0;        // initial relative orientation conj(q0) q1
+  double length;       // distance joint
 } TsrJointFrame;
 
 typedef struct {

@@ -24,10 +24,10 @@ typedef struct {
   const TsrJointFrame *f;
   const TsrJointDef *d;
   TsrSide s[2];
-  TsrVec3 r[2];   // anchor offsets from each centre of mass, world
-  TsrVec3 p[2];   // anchor points, world
+  TsrVec3 r[2];  // anchor offsets from each centre of mass, world
+  TsrVec3 p[2];  // anchor points, world
   double h;
-  int source;     // joint index
+  int source;  // joint index
   TsrRowSet *rows;
 } TsrJointCtx;
 

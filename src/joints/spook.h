@@ -28,7 +28,9 @@
 #ifndef TSR_SPOOK_H
 #define TSR_SPOOK_H
 
-static inline double tsr_spook_compliance(double eps, double d, double h) { return 4.0 * eps / (h * h * (1.0 + 4.0 * d)); }
+static inline double tsr_spook_compliance(double eps, double d, double h) {
+  return 4.0 * eps / (h * h * (1.0 + 4.0 * d));
+}
 
 // rhs of the row (everything in b except J M^-1 p): a g - beta J v, or g / h
 // for a unilateral row that is not violated.

@@ -210,7 +210,6 @@ static int factor_dense_lu(const int *F, int nf, double shift, TsrChol *c) {
   return 0;
 }
 
-
 // A_FF + shift I into ffp/ffi/ffx: both triangles, local numbering; F is
 // increasing, so row indices stay sorted. A missing diagonal is inserted when
 // shift != 0. Returns nnz or < 0.
@@ -377,7 +376,7 @@ int tsr_chol_factor_shifted(const int *F, int nf, double shift, TsrChol *c) {
   }
   if (c->symmetric) {
     int rc = nf <= TSR_CHOL_DENSE_MAX || dense_enough(F, nf, c) ? tsr_chol_dense_llt(F, nf, shift, c)
-                                                                  : factor_sparse(F, nf, shift, c);
+                                                                : factor_sparse(F, nf, shift, c);
     if (rc <= 0) return rc;
   }
   return factor_dense_lu(F, nf, shift, c);

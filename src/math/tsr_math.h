@@ -109,7 +109,8 @@ static inline TsrMat3 tsr_m3_transpose(TsrMat3 a) {
   return t;
 }
 static inline TsrVec3 tsr_m3_mulv(TsrMat3 a, TsrVec3 v) {
-  return tsr_v3(a.m[0][0] * v.x + a.m[0][1] * v.y + a.m[0][2] * v.z, a.m[1][0] * v.x + a.m[1][1] * v.y + a.m[1][2] * v.z,
+  return tsr_v3(a.m[0][0] * v.x + a.m[0][1] * v.y + a.m[0][2] * v.z,
+                a.m[1][0] * v.x + a.m[1][1] * v.y + a.m[1][2] * v.z,
                 a.m[2][0] * v.x + a.m[2][1] * v.y + a.m[2][2] * v.z);
 }
 static inline double tsr_m3_det(TsrMat3 a) {
@@ -135,6 +136,8 @@ static inline TsrMat3 tsr_m3_inverse(TsrMat3 a) {
   return r;
 }
 // R A R^T: a body-frame tensor expressed in the world frame.
-static inline TsrMat3 tsr_m3_rotate_tensor(TsrMat3 R, TsrMat3 A) { return tsr_m3_mul(tsr_m3_mul(R, A), tsr_m3_transpose(R)); }
+static inline TsrMat3 tsr_m3_rotate_tensor(TsrMat3 R, TsrMat3 A) {
+  return tsr_m3_mul(tsr_m3_mul(R, A), tsr_m3_transpose(R));
+}
 
 #endif

@@ -25,16 +25,16 @@ enum {
 enum { TSR_INDEX_FREE = 0, TSR_INDEX_LOWER = -1, TSR_INDEX_UPPER = 1 };
 
 typedef struct {
-  int body[2];           // body indices; -1 for the world or a fixed body's side that does not move
-  double J[2][6];        // d(row velocity)/d(v_body): linear xyz then angular xyz, world frame
-  double compliance;     // diagonal entry of C (already in impulse units, see joints/spook.h)
-  double rhs;            // phi/h - w0: everything in b except J M^-1 p
-  double lo, hi;         // bounds on lambda (-INFINITY / INFINITY for bilateral)
-  int8_t type;           // TSR_ROW_*
-  int source;            // joint index or contact index
-  double violation;      // position-level violation of this row (m or rad), for /stats/joint_error
-  double arm[2][3];      // point rows (force through a point): that point minus each body's centre,
-                         // world; zero for angular rows. Used for geometric stiffness (sim/world.c).
+  int body[2];        // body indices; -1 for the world or a fixed body's side that does not move
+  double J[2][6];     // d(row velocity)/d(v_body): linear xyz then angular xyz, world frame
+  double compliance;  // diagonal entry of C (already in impulse units, see joints/spook.h)
+  double rhs;         // phi/h - w0: everything in b except J M^-1 p
+  double lo, hi;      // bounds on lambda (-INFINITY / INFINITY for bilateral)
+  int8_t type;        // TSR_ROW_*
+  int source;         // joint index or contact index
+  double violation;   // position-level violation of this row (m or rad), for /stats/joint_error
+  double arm[2][3];   // point rows (force through a point): that point minus each body's centre,
+                      // world; zero for angular rows. Used for geometric stiffness (sim/world.c).
 } TsrRow;
 
 // A growable array of rows (one per step, reused).
@@ -52,15 +52,15 @@ void tsr_rowset_free(TsrRowSet *s);
 // column j is also row j. Problems read from files may be nonsymmetric
 // (`symmetric` = 0).
 typedef struct {
-  int m;                 // number of rows and columns
-  int *Ap;               // [m+1]
-  int *Ai;               // [nnz]
-  double *Ax;            // [nnz]
-  double *b;             // [m]
-  double *lo, *hi;       // [m]
-  int symmetric;         // 1 when A = A^T (exactly, by construction)
-  int cap_nnz, cap_m;    // allocated sizes (the struct is reused step to step)
-  void *work;            // scratch of tsr_mlcp_assemble, owned (freed by tsr_mlcp_free)
+  int m;               // number of rows and columns
+  int *Ap;             // [m+1]
+  int *Ai;             // [nnz]
+  double *Ax;          // [nnz]
+  double *b;           // [m]
+  double *lo, *hi;     // [m]
+  int symmetric;       // 1 when A = A^T (exactly, by construction)
+  int cap_nnz, cap_m;  // allocated sizes (the struct is reused step to step)
+  void *work;          // scratch of tsr_mlcp_assemble, owned (freed by tsr_mlcp_free)
 } TsrMlcp;
 
 void tsr_mlcp_init(TsrMlcp *p);

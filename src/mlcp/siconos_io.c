@@ -134,7 +134,8 @@ static int expect_word(Tok *t, const char *word) {
   const char *s;
   size_t n;
   if (!next_token(t, &s, &n)) return fail(t, "unexpected end of file, expected '%s'", word);
-  if (n != strlen(word) || memcmp(s, word, n)) return fail(t, "expected '%s', got '%.*s'", word, (int)(n > 40 ? 40 : n), s);
+  if (n != strlen(word) || memcmp(s, word, n))
+    return fail(t, "expected '%s', got '%.*s'", word, (int)(n > 40 ? 40 : n), s);
   return 0;
 }
 
@@ -185,9 +186,9 @@ static int read_matrix(Tok *t, const char *name, Triplets *T) {
     if (read_int(t, &r2, "the repeated row count", 0, TSR_SICONOS_MAX_DIM) ||
         read_int(t, &c2, "the repeated column count", 0, TSR_SICONOS_MAX_DIM))
       return -1;
-    if (r2 != rows || c2 != cols)
-      return fail(t, "%s is declared %dx%d, then %dx%d", name, rows, cols, r2, c2);
-    if ((long long)rows * cols > 100000000LL) return fail(t, "%s (%dx%d) is too large for dense storage", name, rows, cols);
+    if (r2 != rows || c2 != cols) return fail(t, "%s is declared %dx%d, then %dx%d", name, rows, cols, r2, c2);
+    if ((long long)rows * cols > 100000000LL)
+      return fail(t, "%s (%dx%d) is too large for dense storage", name, rows, cols);
     for (long k = 0; k < (long)rows * cols; k++) {
       double v;
       if (read_double(t, &v, name, k)) return -1;
@@ -413,8 +414,10 @@ static int read_problem(Tok *t, int kind, TsrMlcp *out) {
     } else {
       // Blocks A (ne x ne), B (nc x nc), C (ne x nc), D (nc x ne), row-major.
       M.rows = M.cols = n;
-      struct { const char *name; int r0, c0, nr, nc; } blk[4] = {
-          {"A", 0, 0, ne, ne}, {"B", ne, ne, nc, nc}, {"C", 0, ne, ne, nc}, {"D", ne, 0, nc, ne}};
+      struct {
+        const char *name;
+        int r0, c0, nr, nc;
+      } blk[4] = {{"A", 0, 0, ne, ne}, {"B", ne, ne, nc, nc}, {"C", 0, ne, ne, nc}, {"D", ne, 0, nc, ne}};
       for (int k = 0; k < 4; k++)
         for (int i = 0; i < blk[k].nr; i++)
           for (int j = 0; j < blk[k].nc; j++) {
@@ -456,7 +459,9 @@ int tsr_mlcp_read_siconos_as(const char *path, int kind, TsrMlcp *out, char *err
   Tok t = {.path = path, .line = 1, .err = err, .errlen = errlen};
   if (kind == TSR_SICONOS_AUTO) kind = tsr_mlcp_siconos_kind(path);
   if (kind == TSR_SICONOS_AUTO) {
-    if (err) snprintf(err, errlen, "%s: error: cannot tell the problem type from the path (give --format lcp|mlcp|relay)", path);
+    if (err)
+      snprintf(err, errlen, "%s: error: cannot tell the problem type from the path (give --format lcp|mlcp|relay)",
+               path);
     return -1;
   }
   FILE *f = fopen(path, "rb");

@@ -15,10 +15,9 @@
 // Guards against a typo like `count: 1000000000` eating all memory.
 #define MAX_EXPANDED 10000000L
 
-static const char *const body_keys[] = {"name",        "count",    "stride",   "fixed",    "mass",
-                                        "density",     "inertia",  "shape",    "position", "orientation",
-                                        "velocity",    "angular_velocity",     "material", "group",
-                                        "group_every", NULL};
+static const char *const body_keys[] = {
+    "name",        "count",    "stride",           "fixed",    "mass",  "density",     "inertia", "shape", "position",
+    "orientation", "velocity", "angular_velocity", "material", "group", "group_every", NULL};
 static const char *const body_stride_keys[] = {"position", "velocity", NULL};
 
 // Names become references ("link[3]") and --set paths ("bodies.box.mass"),
@@ -86,8 +85,8 @@ static int cmp_decl(const void *a, const void *b) {
 
 // Reports every declaration whose name was used before. Sorting keeps this
 // O(n log n) for generated models with many single bodies.
-void tsr_model_check_duplicates(TsrLoadCtx *c, const char *kind, const char *const *names,
-                                const TsrYNode *const *nodes, int n) {
+void tsr_model_check_duplicates(TsrLoadCtx *c, const char *kind, const char *const *names, const TsrYNode *const *nodes,
+                                int n) {
   if (n < 2) return;
   TsrBodyDecl *tmp = malloc((size_t)n * sizeof *tmp);
   const TsrBodyDecl **order = malloc((size_t)n * sizeof *order);
@@ -253,8 +252,8 @@ int tsr_model_bodies(TsrLoadCtx *c, const TsrYNode *list, TsrModel *m, TsrBodyDe
       tsr_model_error(c, list->items[i], "too many bodies (more than %ld)", MAX_EXPANDED);
       return 0;
     }
-    decls[n_decls++] = (TsrBodyDecl){.name = b.name, .count = (int)b.count, .first = m->n_bodies,
-                                     .node = tsr_ytree_get(list->items[i], "name")};
+    decls[n_decls++] = (TsrBodyDecl){
+        .name = b.name, .count = (int)b.count, .first = m->n_bodies, .node = tsr_ytree_get(list->items[i], "name")};
     // Expand the array. The shapes parsed once for element 0 are copied for
     // the others, with the owner index updated.
     for (long e = 0; e < count; e++) {

@@ -24,8 +24,8 @@ static const char *const keys_by_type[N_JOINT_TYPES][16] = {
     [TSR_JOINT_CABLE] = {COMMON, "anchor", NULL},
     [TSR_JOINT_DISTANCE] = {COMMON, "anchors", "length", "unilateral", NULL},
 };
-static const char *const keys_any[] = {COMMON, "anchor", "anchors", "axis", "axes", "limits",
-                                       "motor", "length", "unilateral", NULL};
+static const char *const keys_any[] = {COMMON,   "anchor", "anchors", "axis",       "axes",
+                                       "limits", "motor",  "length",  "unilateral", NULL};
 static const char *const stride_keys_any[] = {"anchor", "anchors", NULL};
 static const char *const stride_keys_anchor[] = {"anchor", NULL};
 static const char *const cable_keys[] = {"stretch", "bend", "twist", NULL};
@@ -84,8 +84,8 @@ static int find_decl(const TsrBodyDecl *decls, int n, const char *name, size_t l
   return -1;
 }
 
-static void unknown_body(TsrLoadCtx *c, const TsrYNode *at, const char *ref, const char *name,
-                         const TsrBodyDecl *decls, int n) {
+static void unknown_body(TsrLoadCtx *c, const TsrYNode *at, const char *ref, const char *name, const TsrBodyDecl *decls,
+                         int n) {
   const char **cands = malloc((size_t)(n + 1) * sizeof *cands);
   if (!cands) abort();
   for (int i = 0; i < n; i++) cands[i] = decls[i].name;
@@ -302,8 +302,8 @@ static int read_joint(TsrLoadCtx *c, const TsrYNode *n, int index, const TsrBody
     else
       ok = 0;
   } else {
-    int need = type == TSR_JOINT_BALL || type == TSR_JOINT_HINGE || type == TSR_JOINT_UNIVERSAL ||
-               type == TSR_JOINT_CABLE;
+    int need =
+        type == TSR_JOINT_BALL || type == TSR_JOINT_HINGE || type == TSR_JOINT_UNIVERSAL || type == TSR_JOINT_CABLE;
     v = need ? tsr_model_require(c, n, "anchor") : tsr_ytree_get(n, "anchor");
     if (v) {
       j->has_anchor = tsr_model_vec3(c, v, "anchor", 0, &j->anchor);
@@ -424,7 +424,8 @@ int tsr_model_joints(TsrLoadCtx *c, const TsrYNode *list, const TsrBodyDecl *dec
       TsrVec3 p0 = body_pos(m, b0), p1 = body_pos(m, b1);
       if (j.type == TSR_JOINT_DISTANCE) {
         d->anchor = tsr_v3_madd(tsr_v3_madd(j.anchors[0], j.stride_anchor, (double)e), j.stride_anchors[0], (double)e);
-        d->anchor_b = tsr_v3_madd(tsr_v3_madd(j.anchors[1], j.stride_anchor, (double)e), j.stride_anchors[1], (double)e);
+        d->anchor_b =
+            tsr_v3_madd(tsr_v3_madd(j.anchors[1], j.stride_anchor, (double)e), j.stride_anchors[1], (double)e);
         if (!j.has_length) d->length = tsr_v3_norm(tsr_v3_sub(d->anchor_b, d->anchor));
       } else {
         if (j.has_anchor) {

@@ -12,20 +12,19 @@
 
 #define FORMAT_ID "tessera-model/1"
 
-static const char *const top_keys[] = {"format",    "name",           "description", "settings",
-                                       "materials", "material_pairs", "bodies",      "joints", NULL};
-static const char *const settings_keys[] = {"step",   "duration",     "steps",   "gravity", "solver",
-                                            "partitioning", "contact", "output",  NULL};
-static const char *const solver_keys[] = {"type",       "max_coupling_iterations", "max_pivots", "index_tolerance",
-                                          "iterations", "tolerance",               "warm_start", "threads",
-                                          "geometric_stiffness", NULL};
+static const char *const top_keys[] = {"format",         "name",   "description", "settings", "materials",
+                                       "material_pairs", "bodies", "joints",      NULL};
+static const char *const settings_keys[] = {"step",         "duration", "steps",  "gravity", "solver",
+                                            "partitioning", "contact",  "output", NULL};
+static const char *const solver_keys[] = {
+    "type",    "max_coupling_iterations", "max_pivots", "index_tolerance", "iterations", "tolerance", "warm_start",
+    "threads", "geometric_stiffness",     NULL};
 static const char *const partitioning_keys[] = {"method",     "refine",    "max_bodies", "every",
                                                 "mass_ratio", "mix_ratio", NULL};
 static const char *const contact_keys[] = {"max_per_pair", "margin", NULL};
 static const char *const output_keys[] = {"every", "constraints", "contacts", NULL};
 static const char *const material_keys[] = {"name", "friction", "compliance", "damping", NULL};
 static const char *const pair_keys[] = {"materials", "friction", "compliance", "damping", NULL};
-
 
 // Defaults of a material not given, or of a key missing in one.
 #define DEFAULT_FRICTION 0.5
@@ -215,8 +214,8 @@ static int read_materials(TsrLoadCtx *c, const TsrYNode *list, TsrModel *m) {
   if (!m->materials) abort();
   if (!n) {
     // MODEL.md: the first material is the default; a model with none gets one.
-    m->materials[0] = (TsrMaterial){tsr_model_strdup("default"), DEFAULT_FRICTION, DEFAULT_MATERIAL_COMPLIANCE,
-                                    DEFAULT_MATERIAL_DAMPING, {1, 1}};
+    m->materials[0] = (TsrMaterial){
+        tsr_model_strdup("default"), DEFAULT_FRICTION, DEFAULT_MATERIAL_COMPLIANCE, DEFAULT_MATERIAL_DAMPING, {1, 1}};
     m->n_materials = 1;
     return ok;
   }
@@ -335,8 +334,8 @@ static int build(TsrLoadCtx *c, const TsrYNode *root, TsrModel *m) {
   return ok && c->errors == 0;
 }
 
-int tsr_model_load_string(const char *path, const char *text, size_t len, const char *const *overrides,
-                          int n_overrides, TsrModel *out, TsrDiag *diag) {
+int tsr_model_load_string(const char *path, const char *text, size_t len, const char *const *overrides, int n_overrides,
+                          TsrModel *out, TsrDiag *diag) {
   memset(out, 0, sizeof *out);
   if (!path) path = "<model>";
   int before = diag->count;

@@ -28,25 +28,25 @@ typedef enum {
 } TsrShapeType;
 
 typedef struct {
-  int body;              // owning body index
+  int body;  // owning body index
   TsrShapeType type;
-  double params[4];      // sphere r; box full sizes x y z; capsule/cylinder r, length; plane nx ny nz offset
-  TsrVec3 position;      // pose in the body frame (plane: identity, the plane is in world coordinates)
+  double params[4];  // sphere r; box full sizes x y z; capsule/cylinder r, length; plane nx ny nz offset
+  TsrVec3 position;  // pose in the body frame (plane: identity, the plane is in world coordinates)
   TsrQuat orientation;
   TsrMark mark;
 } TsrShapeDef;
 
 typedef struct {
-  char *name;            // "box", or "link[3]" for array elements
+  char *name;  // "box", or "link[3]" for array elements
   int fixed;
-  double mass;           // 0 for fixed bodies
-  TsrMat3 inertia;       // body frame, about the centre of mass (= body origin)
-  TsrVec3 position;      // centre of mass, world
-  TsrQuat orientation;   // unit
-  TsrVec3 velocity;      // world
+  double mass;               // 0 for fixed bodies
+  TsrMat3 inertia;           // body frame, about the centre of mass (= body origin)
+  TsrVec3 position;          // centre of mass, world
+  TsrQuat orientation;       // unit
+  TsrVec3 velocity;          // world
   TsrVec3 angular_velocity;  // world
-  int material;          // index into materials
-  char *group;           // semantic partition group or NULL ("chain/3" with group_every)
+  int material;              // index into materials
+  char *group;               // semantic partition group or NULL ("chain/3" with group_every)
   int first_shape, shape_count;
   TsrMark mark;
 } TsrBodyDef;
@@ -62,23 +62,23 @@ typedef enum {
 } TsrJointType;
 
 typedef struct {
-  char *name;            // "u[7]" for array elements
+  char *name;  // "u[7]" for array elements
   TsrJointType type;
-  int body[2];           // body indices; -1 for `world`
-  TsrVec3 anchor;        // world, initial configuration (distance: anchors[0])
-  TsrVec3 anchor_b;      // distance: anchors[1]; others: = anchor
-  TsrVec3 axis[2];       // hinge/prismatic: axis[0] (unit); universal: axes (unit, perpendicular)
+  int body[2];       // body indices; -1 for `world`
+  TsrVec3 anchor;    // world, initial configuration (distance: anchors[0])
+  TsrVec3 anchor_b;  // distance: anchors[1]; others: = anchor
+  TsrVec3 axis[2];   // hinge/prismatic: axis[0] (unit); universal: axes (unit, perpendicular)
   int has_limits;
-  double limits[2];      // hinge: rad, prismatic: m (relative to the initial configuration)
+  double limits[2];  // hinge: rad, prismatic: m (relative to the initial configuration)
   int has_motor;
-  double motor_speed;    // rad/s or m/s
-  double motor_max;      // max_torque or max_force
-  double compliance;     // default 1e-10
-  double damping;        // in time steps, default 2
+  double motor_speed;          // rad/s or m/s
+  double motor_max;            // max_torque or max_force
+  double compliance;           // default 1e-10
+  double damping;              // in time steps, default 2
   double cable_compliance[3];  // cable: stretch, bend, twist
-  double length;         // distance: rest length (default: initial distance)
-  int unilateral;        // distance: rope that can go slack
-  int collide;           // default 0
+  double length;               // distance: rest length (default: initial distance)
+  int unilateral;              // distance: rope that can go slack
+  int collide;                 // default 0
   TsrMark mark;
 } TsrJointDef;
 
@@ -124,51 +124,51 @@ typedef enum {
 // Refinement of an automatic partition at the interface (seed 003 §2.2).
 typedef enum {
   TSR_REFINE_NONE = 0,
-  TSR_REFINE_KL,         // Kernighan-Lin pair swaps
-  TSR_REFINE_FM,         // Fiduccia-Mattheyses single moves
+  TSR_REFINE_KL,  // Kernighan-Lin pair swaps
+  TSR_REFINE_FM,  // Fiduccia-Mattheyses single moves
   TSR_REFINE_COUNT
 } TsrPartitionRefine;
 
 typedef struct {
-  double step;           // h, default 1/60
-  double duration;       // s; steps = round(duration / step) when `steps` is absent
-  long steps;            // number of steps to simulate (always filled by the loader)
-  TsrVec3 gravity;       // default (0, 0, -9.81)
+  double step;      // h, default 1/60
+  double duration;  // s; steps = round(duration / step) when `steps` is absent
+  long steps;       // number of steps to simulate (always filled by the loader)
+  TsrVec3 gravity;  // default (0, 0, -9.81)
   struct {
-    TsrSolverType type;  // default direct-bpp
+    TsrSolverType type;           // default direct-bpp
     int max_coupling_iterations;  // 10
-    int max_pivots;      // 50
-    double index_tolerance;  // 1e-5
-    int iterations;      // 1000
-    double tolerance;    // 1e-9
-    int warm_start;      // 1
-    int threads;         // 0 = every core
-    int geometric_stiffness;  // 1: joint tension stiffens rotation (sim/world.c)
+    int max_pivots;               // 50
+    double index_tolerance;       // 1e-5
+    int iterations;               // 1000
+    double tolerance;             // 1e-9
+    int warm_start;               // 1
+    int threads;                  // 0 = every core
+    int geometric_stiffness;      // 1: joint tension stiffens rotation (sim/world.c)
   } solver;
   struct {
     TsrPartitionMethod method;  // default semantic
     TsrPartitionRefine refine;  // default none; applies to the automatic methods
-    int max_bodies;      // 16
-    int every;           // 1
-    double mass_ratio;   // tau_MR of mass-ratio (seed 003 Eq. 1), > 1; default 10
-    double mix_ratio;    // tau_mix of mix (seed 003 Algorithm 1), in (0, 1); default 0.5
+    int max_bodies;             // 16
+    int every;                  // 1
+    double mass_ratio;          // tau_MR of mass-ratio (seed 003 Eq. 1), > 1; default 10
+    double mix_ratio;           // tau_mix of mix (seed 003 Algorithm 1), in (0, 1); default 0.5
   } partitioning;
   struct {
-    int max_per_pair;    // 4
-    double margin;       // 0
+    int max_per_pair;  // 4
+    double margin;     // 0
   } contact;
   struct {
-    int every;           // 1
-    int constraints;     // 1
-    int contacts;        // 1
+    int every;        // 1
+    int constraints;  // 1
+    int contacts;     // 1
   } output;
 } TsrSettings;
 
 typedef struct {
-  char *path;            // file as given on the command line
-  char *source;          // the YAML text as read
+  char *path;    // file as given on the command line
+  char *source;  // the YAML text as read
   char *name;
-  char *description;     // may be NULL
+  char *description;  // may be NULL
   TsrSettings settings;
   int n_bodies;
   TsrBodyDef *bodies;
@@ -176,7 +176,7 @@ typedef struct {
   TsrShapeDef *shapes;
   int n_joints;
   TsrJointDef *joints;
-  int n_materials;       // at least 1: a default material is made when none is given
+  int n_materials;  // at least 1: a default material is made when none is given
   TsrMaterial *materials;
   int n_material_pairs;
   TsrMaterialPair *material_pairs;
@@ -204,8 +204,8 @@ void tsr_diag_free(TsrDiag *d);
 // zeroed and nothing needs freeing.
 int tsr_model_load(const char *path, const char *const *overrides, int n_overrides, TsrModel *out, TsrDiag *diag);
 // Same, from a string in memory (`path` is used in messages only).
-int tsr_model_load_string(const char *path, const char *text, size_t len, const char *const *overrides,
-                          int n_overrides, TsrModel *out, TsrDiag *diag);
+int tsr_model_load_string(const char *path, const char *text, size_t len, const char *const *overrides, int n_overrides,
+                          TsrModel *out, TsrDiag *diag);
 void tsr_model_free(TsrModel *m);
 
 // Index of the body named `name`, or -1.

@@ -160,8 +160,8 @@ int tsr_model_joints(TsrLoadCtx *c, const TsrYNode *list, const TsrBodyDecl *dec
 // and --set paths).
 int tsr_model_check_name(TsrLoadCtx *c, const TsrYNode *n, const char *kind, const char **out);
 // Reports names used twice (nodes: where each was declared).
-void tsr_model_check_duplicates(TsrLoadCtx *c, const char *kind, const char *const *names,
-                                const TsrYNode *const *nodes, int n);
+void tsr_model_check_duplicates(TsrLoadCtx *c, const char *kind, const char *const *names, const TsrYNode *const *nodes,
+                                int n);
 int tsr_model_material_index(TsrLoadCtx *c, const TsrModel *m, const TsrYNode *n);
 
 // Applies `--set` overrides to the tree. `labels[i]` receives a malloc'd

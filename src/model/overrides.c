@@ -92,8 +92,8 @@ static int apply_one(TsrYNode *root, const char *o, const char *label, TsrDiag *
     char *dot = strchr(p, '.');
     if (dot) *dot = '\0';
     if (!*p || n == MAX_SEGMENTS) {
-      tsr_diag_error(diag, "--set", NULL, "%s: bad key '%.*s': expected a path like settings.solver.type", o,
-                     (int)klen, o);
+      tsr_diag_error(diag, "--set", NULL, "%s: bad key '%.*s': expected a path like settings.solver.type", o, (int)klen,
+                     o);
       return 1;
     }
     col[n] = (int)(p - key) + 1;

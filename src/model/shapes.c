@@ -98,8 +98,7 @@ static const char *const keys_part_round[] = {"type", "radius", "length", "posit
 static const char *const keys_any[] = {"type", "radius", "size", "length", "normal", "offset", "parts", NULL};
 
 // Parses one primitive (or, at the top level, a compound) into m->shapes.
-static int parse_shape(TsrLoadCtx *c, const TsrYNode *n, int body, int is_part, TsrModel *m, int *cap,
-                       int *has_plane) {
+static int parse_shape(TsrLoadCtx *c, const TsrYNode *n, int body, int is_part, TsrModel *m, int *cap, int *has_plane) {
   if (!n || n->kind != TSR_YNODE_MAP) {
     tsr_model_error(c, n, "shape must be a mapping with a 'type', got %s", tsr_ytree_describe(n));
     return 0;
@@ -132,8 +131,8 @@ static int parse_shape(TsrLoadCtx *c, const TsrYNode *n, int body, int is_part, 
     tsr_model_error(c, tn, "a plane cannot be part of a compound");
     return 0;
   }
-  const char *const *keys = type == TSR_SHAPE_SPHERE ? (is_part ? keys_part_sphere : keys_sphere)
-                            : type == TSR_SHAPE_BOX  ? (is_part ? keys_part_box : keys_box)
+  const char *const *keys = type == TSR_SHAPE_SPHERE  ? (is_part ? keys_part_sphere : keys_sphere)
+                            : type == TSR_SHAPE_BOX   ? (is_part ? keys_part_box : keys_box)
                             : type == TSR_SHAPE_PLANE ? keys_plane
                                                       : (is_part ? keys_part_round : keys_round);
   int ok = tsr_model_check_map(c, n, what, keys);
@@ -160,9 +159,9 @@ static int parse_shape(TsrLoadCtx *c, const TsrYNode *n, int body, int is_part, 
     case TSR_SHAPE_CYLINDER:
       ok &= (v = tsr_model_require(c, n, "radius")) && tsr_model_number(c, v, "radius", TSR_NUM_POSITIVE, &s.params[0]);
       // A capsule of length 0 is a sphere; a cylinder needs some length.
-      ok &= (v = tsr_model_require(c, n, "length")) &&
-            tsr_model_number(c, v, "length", type == TSR_SHAPE_CAPSULE ? TSR_NUM_NONNEG : TSR_NUM_POSITIVE,
-                             &s.params[1]);
+      ok &=
+          (v = tsr_model_require(c, n, "length")) &&
+          tsr_model_number(c, v, "length", type == TSR_SHAPE_CAPSULE ? TSR_NUM_NONNEG : TSR_NUM_POSITIVE, &s.params[1]);
       break;
     case TSR_SHAPE_PLANE: {
       TsrVec3 normal;

@@ -225,8 +225,7 @@ int tsr_model_orientation(TsrLoadCtx *c, const TsrYNode *n, TsrQuat *out) {
     TsrQuat q = {v[0], v[1], v[2], v[3]};
     double norm = tsr_q_norm(q);
     if (!(norm > 1e-12) || !isfinite(norm)) {
-      tsr_model_error(c, n, "orientation: quaternion [%g, %g, %g, %g] cannot be normalised", v[0], v[1], v[2],
-                      v[3]);
+      tsr_model_error(c, n, "orientation: quaternion [%g, %g, %g, %g] cannot be normalised", v[0], v[1], v[2], v[3]);
       return 0;
     }
     *out = tsr_q_normalize(q);
@@ -234,8 +233,7 @@ int tsr_model_orientation(TsrLoadCtx *c, const TsrYNode *n, TsrQuat *out) {
   }
   static const char *const keys[] = {"axis", "angle", "angle_deg", NULL};
   if (n->kind != TSR_YNODE_MAP) {
-    tsr_model_error(c, n,
-                    "orientation: expected a quaternion [w, x, y, z] or {axis: [x, y, z], angle: rad}, got %s",
+    tsr_model_error(c, n, "orientation: expected a quaternion [w, x, y, z] or {axis: [x, y, z], angle: rad}, got %s",
                     tsr_ytree_describe(n));
     return 0;
   }

@@ -219,8 +219,7 @@ static int parse_children(Parser *p, TsrYNode *n, int depth) {
         snprintf(where, sizeof where, "%d:%d", n->keys[prev]->mark.line, n->keys[prev]->mark.col);
         // Not fatal to parsing, but the tree would be ambiguous: report and
         // keep the first value so the other checks still run.
-        tsr_diag_error(p->diag, p->file, &child->mark, "duplicate key '%s' (first given at %s)", child->value,
-                       where);
+        tsr_diag_error(p->diag, p->file, &child->mark, "duplicate key '%s' (first given at %s)", child->value, where);
         p->duplicates++;
         tsr_ytree_free(child);
         tsr_ytree_append(p->discarded, value);

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-
 static int grow(void **p, size_t n, size_t size) {
   void *q = realloc(*p, n * size + 1);
   if (!q) return -1;
@@ -265,8 +264,10 @@ static int frame_contacts(TsrWorld *w) {
   const TsrContacts *cs = &w->contacts;
   if (cs->n > w->f_contact_cap) {
     size_t c = (size_t)cs->n;
-    if (grow((void **)&w->f_contact_body, 2 * c, sizeof(int32_t)) || grow((void **)&w->f_contact_point, 3 * c, sizeof(double)) ||
-        grow((void **)&w->f_contact_normal, 3 * c, sizeof(double)) || grow((void **)&w->f_contact_depth, c, sizeof(double)) ||
+    if (grow((void **)&w->f_contact_body, 2 * c, sizeof(int32_t)) ||
+        grow((void **)&w->f_contact_point, 3 * c, sizeof(double)) ||
+        grow((void **)&w->f_contact_normal, 3 * c, sizeof(double)) ||
+        grow((void **)&w->f_contact_depth, c, sizeof(double)) ||
         grow((void **)&w->f_contact_impulse, 3 * c, sizeof(double)) ||
         grow((void **)&w->f_contact_tangent, 3 * c, sizeof(double)))
       return -1;

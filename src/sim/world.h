@@ -18,13 +18,13 @@
 typedef struct TsrWorld {
   const TsrModel *model;
   double h;
-  long step;              // steps taken
-  double time;            // simulated time
+  long step;    // steps taken
+  double time;  // simulated time
   TsrBodies bodies;
   TsrJoints joints;
   TsrContacts contacts;
   TsrRowSet rows;
-  int n_joint_rows;        // rows [0, n_joint_rows) are joint rows, then 3 per contact
+  int n_joint_rows;  // rows [0, n_joint_rows) are joint rows, then 3 per contact
   TsrMlcp mlcp;
   TsrSolver *solver;
   TsrSolverParams solver_params;
@@ -33,17 +33,17 @@ typedef struct TsrWorld {
   double *v_free, *v_new;  // [6n]
   double *geo;             // [n] geometric stiffness inertia of this step (world.c)
   int row_cap;
-  double *lambda;          // [rows] solution of the last step
-  int8_t *index_set;       // [rows]
-  double *prev_lambda;     // warm start: the previous step's joint rows (contacts keep their own)
+  double *lambda;       // [rows] solution of the last step
+  int8_t *index_set;    // [rows]
+  double *prev_lambda;  // warm start: the previous step's joint rows (contacts keep their own)
   int8_t *prev_index_set;
   int prev_joint_rows;
   // what the last step produced
   TsrStepStats stats;
   TsrSolveStats solve_stats;
-  int solve_status;        // solver return of the last step
-  double assemble_seconds; // assembly of A and b in the last step (part of the solve stage)
-  int bad_body;            // body with a non-finite state after the last step, or -1
+  int solve_status;         // solver return of the last step
+  double assemble_seconds;  // assembly of A and b in the last step (part of the solve stage)
+  int bad_body;             // body with a non-finite state after the last step, or -1
   // Called (when set) with the assembled MLCP and the warm start, just before
   // the solver runs: benchmarks replay the same problem to other solvers
   // (bench/bench_replay.c).

@@ -53,9 +53,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JP_TRIES 3        // block pivots allowed without progress (Júdice-Pires' p-bar)
-#define SINGLE_STEPS 5    // p of seed 000 §5.3
-#define POLISH_ETA 1e-13  // roundoff-level feasibility tolerance of the polishing pivots
+#define JP_TRIES 3          // block pivots allowed without progress (Júdice-Pires' p-bar)
+#define SINGLE_STEPS 5      // p of seed 000 §5.3
+#define POLISH_ETA 1e-13    // roundoff-level feasibility tolerance of the polishing pivots
 #define POLISH_ABOVE 1e-12  // polish when ||r|| > this * sqrt(m) * (scale of w)
 #define POLISH_STEPS 10
 #define POLISH_FRACTION 0.01
@@ -139,8 +139,8 @@ static int reserve(TsrBpp *b, int m, int max_pivots) {
     b->best_lambda = malloc((size_t)n * sizeof(double));
     b->rr = malloc((size_t)n * sizeof(double));
     b->fset = malloc((size_t)n);
-    if (!b->fset || !b->s || !b->best_s || !b->prev_s || !b->tgt || !b->prev_tgt || !b->F || !b->loc || !b->inf || !b->prev_inf || !b->rhs || !b->x ||
-        !b->r || !b->w || !b->best_lambda || !b->rr)
+    if (!b->fset || !b->s || !b->best_s || !b->prev_s || !b->tgt || !b->prev_tgt || !b->F || !b->loc || !b->inf ||
+        !b->prev_inf || !b->rhs || !b->x || !b->r || !b->w || !b->best_lambda || !b->rr)
       return -1;
     b->cap = n;
   }
@@ -380,7 +380,11 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
     if (polish && polish_left-- <= 0) break;
     if (steps >= max_pivots) break;
 
-    if (trace) fprintf(stderr, "bpp step %d: residual %.3e, %d infeasible%s\n", steps, res, ninf, polish ? " (polish)" : single_left || murty ? " (single)" : "");
+    if (trace)
+      fprintf(stderr, "bpp step %d: residual %.3e, %d infeasible%s\n", steps, res, ninf,
+              polish                 ? " (polish)"
+              : single_left || murty ? " (single)"
+                                     : "");
     if (polish) {
       // Polishing: block-pivot only the rows whose residual (Eq. 29) is
       // within a factor POLISH_FRACTION of the largest: the strict tolerance

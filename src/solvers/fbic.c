@@ -88,8 +88,7 @@ int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverPa
     memcpy(prev, ss->lam_g, (size_t)ng * sizeof *prev);
     TsrSolveStats ist = {0};
     if (!ss->iretry && !(ss->iretry = tsr_bpp_retry_create())) return -1;
-    if (ng > 0 && tsr_bpp_retry_solve(&ss->iface, &ip, ss->lam_g, ss->set_g, &ist, ss->ibpp, ss->iretry) < 0)
-      return -1;
+    if (ng > 0 && tsr_bpp_retry_solve(&ss->iface, &ip, ss->lam_g, ss->set_g, &ist, ss->ibpp, ss->iretry) < 0) return -1;
     pivots += ist.iterations;
     factorizations += ist.factorizations;
     double dmax = 0.0, lmax = 0.0;

@@ -19,7 +19,7 @@
 
 struct TsrPgs {
   int cap_m, cap_nnz;
-  int *Rp, *Ri;      // CSR of A (nonsymmetric problems)
+  int *Rp, *Ri;  // CSR of A (nonsymmetric problems)
   double *Rx, *diag, *w;
 };
 

@@ -30,7 +30,7 @@
 
 #include "solvers/bpp.h"
 
-#define SWEEPS 8          // PGS sweeps per outer iteration
+#define SWEEPS 8            // PGS sweeps per outer iteration
 #define MAX_PROJECTIONS 50  // subspace solves per outer iteration
 
 struct TsrPgsSm {
@@ -170,8 +170,10 @@ int tsr_pgs_sm_solve(const TsrMlcp *p, const TsrSolverParams *params, double *la
       int moved = 0;
       for (int i = 0; i < m; i++) {
         if (g->s[i] != TSR_INDEX_FREE) continue;
-        if (lambda[i] < p->lo[i]) g->s[i] = TSR_INDEX_LOWER, lambda[i] = p->lo[i], moved++;
-        else if (lambda[i] > p->hi[i]) g->s[i] = TSR_INDEX_UPPER, lambda[i] = p->hi[i], moved++;
+        if (lambda[i] < p->lo[i])
+          g->s[i] = TSR_INDEX_LOWER, lambda[i] = p->lo[i], moved++;
+        else if (lambda[i] > p->hi[i])
+          g->s[i] = TSR_INDEX_UPPER, lambda[i] = p->hi[i], moved++;
       }
       if (!moved) break;
     }

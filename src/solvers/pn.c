@@ -108,7 +108,7 @@ void tsr_pn_free(TsrPn **ppn) {
 static int reserve(TsrPn *pn, int m) {
   if (m <= pn->cap && pn->w) return 0;
   int c = m + m / 4 + 8;
-  double **dv[] = {&pn->w, &pn->d,    &pn->trial, &pn->delta,  &pn->Ad,   &pn->Ad1, &pn->rhs,
+  double **dv[] = {&pn->w, &pn->d,    &pn->trial, &pn->delta,  &pn->Ad,   &pn->Ad1,  &pn->rhs,
                    &pn->x, &pn->diag, &pn->face,  &pn->face_w, &pn->arcP, &pn->arcQ, &pn->arcB};
   for (size_t k = 0; k < sizeof dv / sizeof *dv; k++) {
     double *q = realloc(*dv[k], (size_t)c * sizeof *q);

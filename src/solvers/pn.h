@@ -23,8 +23,7 @@ void tsr_pn_free(TsrPn **pn);
 // (1e-12 max(1, |b|_inf)), 1 at max_iter or when the line search stalls (the
 // iterate is still the best found: f decreases monotonically), < 0 failure
 // (allocation, not symmetric, no factorisation possible).
-int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_set, TsrSolveStats *stats,
-                 TsrPn *pn);
+int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_set, TsrSolveStats *stats, TsrPn *pn);
 
 // The face step of pn.c (on by default; TSR_PN_NO_FACE=1 turns it off).
 // Process-wide, read at each solve: for benchmarks that drive a trajectory

@@ -822,8 +822,9 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     // fixed sets I^k.
     if (final_pass) {
       double longest_fixed = 0.0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail) \
-    reduction(max : longest_fixed)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(|                     \
+                                                                                 : fail) reduction(max \
+                                                                                                   : longest_fixed)
       for (int o = 0; o < N; o++) {
         TsrSchurSub *u = &ss->sub[ss->order[o]];
         double t0 = tsr_now_seconds();

@@ -19,10 +19,10 @@ enum { TSR_SCHUR_IFACE_BPP = 0, TSR_SCHUR_IFACE_PGS_SM = 1 };
 
 // Cumulative wall time of the phases of the substructured solvers (seconds).
 typedef struct {
-  double setup;      // extraction of A_i, G_i, A_Gamma from A
-  double schur;      // S_Gamma and z_Gamma (Eqs. 24-25), blocks and assembly
-  double iface;      // interface MLCP
-  double subsystems; // subsystem MLCPs (parallel)
+  double setup;       // extraction of A_i, G_i, A_Gamma from A
+  double schur;       // S_Gamma and z_Gamma (Eqs. 24-25), blocks and assembly
+  double iface;       // interface MLCP
+  double subsystems;  // subsystem MLCPs (parallel)
   // The critical paths of the two parallel phases: for every coupling
   // iteration, the longest single block (S_Gamma) and the longest single
   // subsystem solve, summed. No thread count takes a phase below its
@@ -30,9 +30,9 @@ typedef struct {
   // (a pile, a merged re-run) holds the step and more threads cannot help.
   double schur_longest;
   double subsystems_longest;
-  double merged;     // wall time of the merged re-runs (also in the phases above)
+  double merged;  // wall time of the merged re-runs (also in the phases above)
   long solves;
-  long merges;       // schur-bpp steps re-run on a merged partition (schur.c)
+  long merges;  // schur-bpp steps re-run on a merged partition (schur.c)
   // With tsr_schur_measure_cond on: cond_2(S_Gamma) summed over the coupling
   // iterations (Table 2 of seed 000), and their count.
   double cond_sum;
@@ -44,40 +44,40 @@ typedef struct {
 // interface indices), and its workspace, kept from step to step.
 typedef struct {
   int n, cap_n;
-  int *rows;               // global rows, increasing [n]
-  TsrMlcp mlcp;            // A_i, b_i = b_i0 + G_i^T lambda_Gamma, l_i, u_i
-  double *b0;              // b_i0 [n]
-  int *Gp, *Gg, *Gl;       // G_i^T: [n+1]; interface index; position in gam[]
+  int *rows;          // global rows, increasing [n]
+  TsrMlcp mlcp;       // A_i, b_i = b_i0 + G_i^T lambda_Gamma, l_i, u_i
+  double *b0;         // b_i0 [n]
+  int *Gp, *Gg, *Gl;  // G_i^T: [n+1]; interface index; position in gam[]
   double *Gx;
   int cap_g;
   int ng, cap_ng;
-  int *gam;                // Gamma_i: interface indices coupled to i, increasing
-  double *Sblk, *zblk;     // G_F A_FF^-1 G_F^T (ng x ng, column-major), z part
+  int *gam;             // Gamma_i: interface indices coupled to i, increasing
+  double *Sblk, *zblk;  // G_F A_FF^-1 G_F^T (ng x ng, column-major), z part
   size_t cap_S;
-  double *K;               // nF x ng
+  double *K;  // nF x ng
   size_t cap_K;
   double *y, *t;           // [n] scratch
   double *lambda;          // [n]
   int8_t *set, *prev_set;  // index sets I_i^k, I_i^(k-1)
   int8_t *blk_set;         // the set Sblk / zblk were formed for (valid when blk_ok)
   int blk_ok;
-  TsrBpp *bpp;             // SUBSYSTEMSOLVE; its chol also gives A_FF,i for S (§5.2)
-  TsrBppRetry *retry;      // its restarts when BPP runs out of pivots (bpp_retry.h)
+  TsrBpp *bpp;         // SUBSYSTEMSOLVE; its chol also gives A_FF,i for S (§5.2)
+  TsrBppRetry *retry;  // its restarts when BPP runs out of pivots (bpp_retry.h)
   TsrSolveStats st;
   int rc;
-  int changed_at;          // last coupling iteration whose solve changed I_i
+  int changed_at;  // last coupling iteration whose solve changed I_i
   uint64_t hash;
 } TsrSchurSub;
 
 typedef struct {
   int cap_sub, n_sub;
   TsrSchurSub *sub;
-  int *order;              // schedule: largest subsystem first
+  int *order;  // schedule: largest subsystem first
   int cap_m;
-  double *w;               // [m] slack scratch
-  int *sub_of, *loc;       // [m]: subsystem (-1 Gamma), local index (or interface index)
+  double *w;          // [m] slack scratch
+  int *sub_of, *loc;  // [m]: subsystem (-1 Gamma), local index (or interface index)
   int ng, cap_ng;
-  int *gamma;              // global rows of Gamma, increasing
+  int *gamma;  // global rows of Gamma, increasing
   double *lam_g, *lam_g_old;
   int8_t *set_g;
   // interface MLCP (S_Gamma or A_Gamma) and its assembly scratch

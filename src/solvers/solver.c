@@ -27,10 +27,10 @@ struct TsrSolver {
   TsrSchur *schur;
   TsrFbic *fbic;
   TsrBppRetry *retry;  // direct-bpp's restarts (bpp_retry.h)
-  int fallbacks;           // schur_with_fallback
+  int fallbacks;       // schur_with_fallback
   double fallback_seconds;
-  int no_fallback;         // TSR_SCHUR_NO_FALLBACK=1 (to measure what it does)
-  int trace;               // TSR_SCHUR_TRACE: one line per fallback
+  int no_fallback;  // TSR_SCHUR_NO_FALLBACK=1 (to measure what it does)
+  int trace;        // TSR_SCHUR_TRACE: one line per fallback
   int cap_keep;
   double *keep_lambda;
   int8_t *keep_set;
@@ -40,13 +40,20 @@ struct TsrSolver {
 // on the model loader).
 static const char *type_name(TsrSolverType t) {
   switch (t) {
-  case TSR_SOLVER_DIRECT_BPP: return "direct-bpp";
-  case TSR_SOLVER_PGS: return "pgs";
-  case TSR_SOLVER_PGS_SM: return "pgs-sm";
-  case TSR_SOLVER_SCHUR_BPP: return "schur-bpp";
-  case TSR_SOLVER_SCHUR_PGS_SM: return "schur-pgs-sm";
-  case TSR_SOLVER_FBIC: return "fbic";
-  default: return "unknown";
+    case TSR_SOLVER_DIRECT_BPP:
+      return "direct-bpp";
+    case TSR_SOLVER_PGS:
+      return "pgs";
+    case TSR_SOLVER_PGS_SM:
+      return "pgs-sm";
+    case TSR_SOLVER_SCHUR_BPP:
+      return "schur-bpp";
+    case TSR_SOLVER_SCHUR_PGS_SM:
+      return "schur-pgs-sm";
+    case TSR_SOLVER_FBIC:
+      return "fbic";
+    default:
+      return "unknown";
   }
 }
 
@@ -90,8 +97,7 @@ oom:
 
 // Direct BPP, warm-started from the previous step's index set when asked,
 // with the restarts of solvers/bpp_retry.c when it runs out of pivots.
-static int bpp_with_restart(TsrSolver *s, const TsrMlcp *p, double *lambda, int8_t *index_set,
-                            TsrSolveStats *stats) {
+static int bpp_with_restart(TsrSolver *s, const TsrMlcp *p, double *lambda, int8_t *index_set, TsrSolveStats *stats) {
   if (!s->bpp && !(s->bpp = tsr_bpp_create())) return -1;
   if (!s->retry && !(s->retry = tsr_bpp_retry_create())) return -1;
   return tsr_bpp_retry_solve(p, &s->params, lambda, index_set, stats, s->bpp, s->retry);
@@ -130,9 +136,11 @@ static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartitio
   int drc = bpp_with_restart(s, p, lambda, index_set, &st);
   s->fallback_seconds += tsr_now_seconds() - t0;
   if (s->trace)
-    fprintf(stderr, "fallback: schur residual %.3e (k %d) -> direct rc %d residual %.3e, %d pivots, %d factorisations, %.2f ms\n",
-            sub.residual, sub.coupling_iterations, drc, st.residual, st.iterations, st.factorizations,
-            1e3 * (tsr_now_seconds() - t0));
+    fprintf(
+        stderr,
+        "fallback: schur residual %.3e (k %d) -> direct rc %d residual %.3e, %d pivots, %d factorisations, %.2f ms\n",
+        sub.residual, sub.coupling_iterations, drc, st.residual, st.iterations, st.factorizations,
+        1e3 * (tsr_now_seconds() - t0));
   if (drc >= 0 && st.residual < sub.residual) {
     *stats = sub;  // keep the coupling statistics, add the direct solve's
     stats->iterations += st.iterations;
@@ -169,22 +177,22 @@ int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, d
   memset(stats, 0, sizeof *stats);
   stats->subsystems = 1;
   switch (s->params.type) {
-  case TSR_SOLVER_DIRECT_BPP:
-    return bpp_with_restart(s, p, lambda, index_set, stats);
-  case TSR_SOLVER_PGS: {
-    int rc = tsr_pgs_solve(p, &s->params, lambda, stats, s->pgs);
-    if (index_set) tsr_mlcp_index_set(p, lambda, s->params.index_tolerance, index_set);
-    return rc;
-  }
-  case TSR_SOLVER_PGS_SM:
-    return tsr_pgs_sm_solve(p, &s->params, lambda, index_set, stats, s->pgs_sm);
-  case TSR_SOLVER_SCHUR_BPP:
-  case TSR_SOLVER_SCHUR_PGS_SM:
-    return schur_with_fallback(s, p, part, lambda, index_set, stats);
-  case TSR_SOLVER_FBIC:
-    return tsr_fbic_solve(p, part, &s->params, lambda, index_set, stats, s->fbic);
-  default:
-    return -1;
+    case TSR_SOLVER_DIRECT_BPP:
+      return bpp_with_restart(s, p, lambda, index_set, stats);
+    case TSR_SOLVER_PGS: {
+      int rc = tsr_pgs_solve(p, &s->params, lambda, stats, s->pgs);
+      if (index_set) tsr_mlcp_index_set(p, lambda, s->params.index_tolerance, index_set);
+      return rc;
+    }
+    case TSR_SOLVER_PGS_SM:
+      return tsr_pgs_sm_solve(p, &s->params, lambda, index_set, stats, s->pgs_sm);
+    case TSR_SOLVER_SCHUR_BPP:
+    case TSR_SOLVER_SCHUR_PGS_SM:
+      return schur_with_fallback(s, p, part, lambda, index_set, stats);
+    case TSR_SOLVER_FBIC:
+      return tsr_fbic_solve(p, part, &s->params, lambda, index_set, stats, s->fbic);
+    default:
+      return -1;
   }
 }
 
@@ -210,8 +218,7 @@ int tsr_solver_phase_seconds(const TsrSolver *s, double *setup, double *schur, d
   return 0;
 }
 
-int tsr_solver_critical_seconds(const TsrSolver *s, double *schur_longest, double *subsystems_longest,
-                                double *merged) {
+int tsr_solver_critical_seconds(const TsrSolver *s, double *schur_longest, double *subsystems_longest, double *merged) {
   const TsrSchurTimes *t = s->schur ? tsr_schur_times(s->schur) : s->fbic ? tsr_fbic_times(s->fbic) : NULL;
   if (!t) return -1;
   *schur_longest = t->schur_longest, *subsystems_longest = t->subsystems_longest, *merged = t->merged;

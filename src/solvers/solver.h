@@ -19,25 +19,25 @@
 
 typedef struct {
   TsrSolverType type;
-  int max_pivots;          // kappa_iter for BPP (seed 000 Table 1: 50)
-  double index_tolerance;  // eta (1e-5)
-  int iterations;          // PGS sweeps (1000)
-  double tolerance;        // epsilon (1e-9)
-  int warm_start;          // 1
+  int max_pivots;               // kappa_iter for BPP (seed 000 Table 1: 50)
+  double index_tolerance;       // eta (1e-5)
+  int iterations;               // PGS sweeps (1000)
+  double tolerance;             // epsilon (1e-9)
+  int warm_start;               // 1
   int max_coupling_iterations;  // k_max (substructured solvers)
-  int threads;             // 0 = every core
-  double pivot_tolerance;  // BPP feasibility test of a pivot, relative (1e-10; see solvers/bpp.c).
-                           // index_tolerance (eta) stays the tolerance of index-set classification.
+  int threads;                  // 0 = every core
+  double pivot_tolerance;       // BPP feasibility test of a pivot, relative (1e-10; see solvers/bpp.c).
+                                // index_tolerance (eta) stays the tolerance of index-set classification.
 } TsrSolverParams;
 
 typedef struct {
-  int iterations;          // pivots (BPP, summed over solves) or sweeps (PGS)
-  int coupling_iterations; // k (0 when not substructuring)
-  int converged;           // met its own stopping rule before its cap
-  int subsystems;          // N (1 for whole-system solvers)
-  int interface_rows;      // |Gamma| (0 for whole-system solvers)
-  double residual;         // natural residual norm, Eq. 29, whole system
-  int factorizations;      // number of factorisations done
+  int iterations;           // pivots (BPP, summed over solves) or sweeps (PGS)
+  int coupling_iterations;  // k (0 when not substructuring)
+  int converged;            // met its own stopping rule before its cap
+  int subsystems;           // N (1 for whole-system solvers)
+  int interface_rows;       // |Gamma| (0 for whole-system solvers)
+  double residual;          // natural residual norm, Eq. 29, whole system
+  int factorizations;       // number of factorisations done
 } TsrSolveStats;
 
 typedef struct TsrSolver TsrSolver;
@@ -69,7 +69,6 @@ int tsr_solver_phase_seconds(const TsrSolver *s, double *setup, double *schur, d
 // longest S_Gamma block and the longest subsystem solve of every coupling
 // iteration, summed; TsrSchurTimes) and the time in merged re-runs (schur-bpp,
 // schur-pgs-sm), in seconds. Returns -1 (nothing set) for other solvers.
-int tsr_solver_critical_seconds(const TsrSolver *s, double *schur_longest, double *subsystems_longest,
-                                double *merged);
+int tsr_solver_critical_seconds(const TsrSolver *s, double *schur_longest, double *subsystems_longest, double *merged);
 
 #endif

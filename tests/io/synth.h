@@ -155,26 +155,51 @@ static void synth_frame(TsrFrame *fr, SynthScratch *s, int n, long f, int n_rows
     }
     s->cd[k] = 1e-3 * (double)k;
   }
-  *fr = (TsrFrame){.time = (double)f / 60.0, .step = f, .n_bodies = n, .position = s->pos, .orientation = s->ori,
-                   .velocity = s->vel, .body_subsystem = s->bsub, .n_rows = n_rows, .row_type = s->rtype,
-                   .row_source = s->rsrc, .row_body = s->rbody, .row_impulse = s->rimp,
-                   .row_index_set = s->ridx, .row_subsystem = s->rsub, .n_contacts = n_contacts,
-                   .contact_body = s->cbody, .contact_point = s->cpt, .contact_normal = s->cn,
-                   .contact_depth = s->cd, .contact_impulse = s->cimp};
+  *fr = (TsrFrame){.time = (double)f / 60.0,
+                   .step = f,
+                   .n_bodies = n,
+                   .position = s->pos,
+                   .orientation = s->ori,
+                   .velocity = s->vel,
+                   .body_subsystem = s->bsub,
+                   .n_rows = n_rows,
+                   .row_type = s->rtype,
+                   .row_source = s->rsrc,
+                   .row_body = s->rbody,
+                   .row_impulse = s->rimp,
+                   .row_index_set = s->ridx,
+                   .row_subsystem = s->rsub,
+                   .n_contacts = n_contacts,
+                   .contact_body = s->cbody,
+                   .contact_point = s->cpt,
+                   .contact_normal = s->cn,
+                   .contact_depth = s->cd,
+                   .contact_impulse = s->cimp};
 }
 
 static inline TsrStepStats synth_stats(long k) {
-  return (TsrStepStats){.step_seconds = 1e-3 * (double)(k % 10 + 1), .collide_seconds = 1e-4, .partition_seconds = 2e-5,
-                        .solve_seconds = 5e-4 * (double)(k % 10 + 1), .coupling_iterations = (int32_t)(k % 11),
-                        .solver_iterations = (int32_t)k, .converged = (uint8_t)(k % 4 != 0),
-                        .mlcp_error = 1e-9 * (double)(k % 7), .constraint_rows = synth_rows(k),
-                        .contacts = synth_contacts(k), .subsystems = 3, .interface_rows = 2,
-                        .joint_error = 1e-6 * (double)(k % 13), .penetration = 1e-4 * (double)(k % 17)};
+  return (TsrStepStats){.step_seconds = 1e-3 * (double)(k % 10 + 1),
+                        .collide_seconds = 1e-4,
+                        .partition_seconds = 2e-5,
+                        .solve_seconds = 5e-4 * (double)(k % 10 + 1),
+                        .coupling_iterations = (int32_t)(k % 11),
+                        .solver_iterations = (int32_t)k,
+                        .converged = (uint8_t)(k % 4 != 0),
+                        .mlcp_error = 1e-9 * (double)(k % 7),
+                        .constraint_rows = synth_rows(k),
+                        .contacts = synth_contacts(k),
+                        .subsystems = 3,
+                        .interface_rows = 2,
+                        .joint_error = 1e-6 * (double)(k % 13),
+                        .penetration = 1e-4 * (double)(k % 17)};
 }
 
 static inline TsrRunInfo synth_info(void) {
-  return (TsrRunInfo){.solver = "schur-bpp", .partitioning = "semantic", .threads = 2,
-                      .max_coupling_iterations = 10, .tessera_version = "0.1.0-test"};
+  return (TsrRunInfo){.solver = "schur-bpp",
+                      .partitioning = "semantic",
+                      .threads = 2,
+                      .max_coupling_iterations = 10,
+                      .tessera_version = "0.1.0-test"};
 }
 
 #endif

@@ -170,7 +170,7 @@ static void check_file(const char *path, int complete) {
   for (int g = 0; g < NB + 1; g++) {
     for (int c = 0; c < 4; c++) ENSURE(sp[4 * g + c] == m.shapes[g].params[c]);
     const TsrShapeDef *s = &m.shapes[g];
-    double want[7] = {s->position.x, s->position.y, s->position.z, s->orientation.w,
+    double want[7] = {s->position.x,    s->position.y,    s->position.z,   s->orientation.w,
                       s->orientation.x, s->orientation.y, s->orientation.z};
     for (int c = 0; c < 7; c++) ENSURE(pose[7 * g + c] == want[c]);
   }
@@ -241,9 +241,9 @@ static void check_file(const char *path, int complete) {
   // Per step
   hsize_t dS[1] = {NF - 1};
   static const char *f64[] = {"step_seconds", "collide_seconds", "partition_seconds", "solve_seconds",
-                              "mlcp_error", "joint_error", "penetration"};
-  static const char *i32[] = {"coupling_iterations", "solver_iterations", "constraint_rows",
-                              "contacts", "subsystems", "interface_rows"};
+                              "mlcp_error",   "joint_error",     "penetration"};
+  static const char *i32[] = {"coupling_iterations", "solver_iterations", "constraint_rows", "contacts",
+                              "subsystems",          "interface_rows"};
   double *sv[7];
   int32_t *iv[6];
   char p[64];

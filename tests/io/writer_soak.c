@@ -26,8 +26,9 @@ static double now(void) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: writer_soak OUT.h5 [--bodies N] [--rows R] [--contacts C] [--frames F] "
-                    "[--sleep-ms K] [--deflate L] [--incomplete] [--bench]\n");
+    fprintf(stderr,
+            "usage: writer_soak OUT.h5 [--bodies N] [--rows R] [--contacts C] [--frames F] "
+            "[--sleep-ms K] [--deflate L] [--incomplete] [--bench]\n");
     return 2;
   }
   const char *path = argv[1];
@@ -35,14 +36,22 @@ int main(int argc, char **argv) {
   long frames = -1;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "0";
-    if (!strcmp(a, "--bodies")) n = atoi(v), i++;
-    else if (!strcmp(a, "--rows")) rows = atoi(v), i++;
-    else if (!strcmp(a, "--contacts")) contacts = atoi(v), i++;
-    else if (!strcmp(a, "--frames")) frames = atol(v), i++;
-    else if (!strcmp(a, "--sleep-ms")) sleep_ms = atoi(v), i++;
-    else if (!strcmp(a, "--deflate")) deflate = atoi(v), i++;
-    else if (!strcmp(a, "--incomplete")) complete = 0;
-    else if (!strcmp(a, "--bench")) bench = 1;
+    if (!strcmp(a, "--bodies"))
+      n = atoi(v), i++;
+    else if (!strcmp(a, "--rows"))
+      rows = atoi(v), i++;
+    else if (!strcmp(a, "--contacts"))
+      contacts = atoi(v), i++;
+    else if (!strcmp(a, "--frames"))
+      frames = atol(v), i++;
+    else if (!strcmp(a, "--sleep-ms"))
+      sleep_ms = atoi(v), i++;
+    else if (!strcmp(a, "--deflate"))
+      deflate = atoi(v), i++;
+    else if (!strcmp(a, "--incomplete"))
+      complete = 0;
+    else if (!strcmp(a, "--bench"))
+      bench = 1;
     else {
       fprintf(stderr, "writer_soak: unknown option %s\n", a);
       return 2;
@@ -91,8 +100,8 @@ int main(int argc, char **argv) {
   int rc = tsr_run_writer_close(&w, complete);
   busy += now() - t0;
   if (bench)
-    printf("bench: %ld frames, %d bodies, %d rows, %d contacts: %.1f us/frame amortised (close included)\n",
-           frames, n, max_rows, max_contacts, 1e6 * busy / (double)frames);
+    printf("bench: %ld frames, %d bodies, %d rows, %d contacts: %.1f us/frame amortised (close included)\n", frames, n,
+           max_rows, max_contacts, 1e6 * busy / (double)frames);
   synth_scratch_free(&s);
   synth_model_free(&m);
   return rc ? 1 : 0;

@@ -23,406 +23,412 @@ typedef struct {
 // was checked by hand to point at the right node.
 static const Case cases[] = {
     {"unknown_key",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - name: box\n"
-      "    mas: 1\n"
-      "    shape: {type: sphere, radius: 1}\n",
-      {NULL},
-      {"m.yaml:4:5: error: body 'box': missing required key 'mass' (or 'density'): a moving body needs one",
-       "m.yaml:5:5: error: body 'box': unknown key 'mas' in a body (did you mean 'mass'?)"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - name: box\n"
+     "    mas: 1\n"
+     "    shape: {type: sphere, radius: 1}\n",
+     {NULL},
+     {"m.yaml:4:5: error: body 'box': missing required key 'mass' (or 'density'): a moving body needs one",
+      "m.yaml:5:5: error: body 'box': unknown key 'mas' in a body (did you mean 'mass'?)"}},
     {"unknown_key_nosugg",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "foo: 1\n",
-      {NULL},
-      {"m.yaml:3:1: error: unknown key 'foo' in the model"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "foo: 1\n",
+     {NULL},
+     {"m.yaml:3:1: error: unknown key 'foo' in the model"}},
     {"wrong_type",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "settings:\n"
-      "  steps: [1]\n"
-      "  solver: {warm_start: 3}\n"
-      "bodies:\n"
-      "  - {name: b, mass: heavy, shape: {type: sphere, radius: \"1\"}}\n",
-      {NULL},
-      {"m.yaml:4:10: error: settings: steps: expected an integer, got a sequence",
-       "m.yaml:5:24: error: settings.solver: warm_start: expected true or false, got a number",
-       "m.yaml:7:21: error: body 'b': mass: expected a number, got a string 'heavy'",
-       "m.yaml:7:58: error: body 'b': radius: expected a number, got a string '1'"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "settings:\n"
+     "  steps: [1]\n"
+     "  solver: {warm_start: 3}\n"
+     "bodies:\n"
+     "  - {name: b, mass: heavy, shape: {type: sphere, radius: \"1\"}}\n",
+     {NULL},
+     {"m.yaml:4:10: error: settings: steps: expected an integer, got a sequence",
+      "m.yaml:5:24: error: settings.solver: warm_start: expected true or false, got a number",
+      "m.yaml:7:21: error: body 'b': mass: expected a number, got a string 'heavy'",
+      "m.yaml:7:58: error: body 'b': radius: expected a number, got a string '1'"}},
     {"missing",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: b}\n"
-      "joints:\n"
-      "  - {name: j}\n",
-      {NULL},
-      {"m.yaml:4:5: error: body 'b': missing required key 'shape'",
-       "m.yaml:4:5: error: body 'b': missing required key 'mass' (or 'density'): a moving body needs one",
-       "m.yaml:6:5: error: joint 'j': missing required key 'type'",
-       "m.yaml:6:5: error: joint 'j': missing required key 'bodies'"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: b}\n"
+     "joints:\n"
+     "  - {name: j}\n",
+     {NULL},
+     {"m.yaml:4:5: error: body 'b': missing required key 'shape'",
+      "m.yaml:4:5: error: body 'b': missing required key 'mass' (or 'density'): a moving body needs one",
+      "m.yaml:6:5: error: joint 'j': missing required key 'type'",
+      "m.yaml:6:5: error: joint 'j': missing required key 'bodies'"}},
     {"missing_top",
-      "settings: {step: 0.1}\n",
-      {NULL},
-      {"m.yaml:1:1: error: missing required key 'format'",
-       "m.yaml:1:1: error: missing required key 'name'"}},
+     "settings: {step: 0.1}\n",
+     {NULL},
+     {"m.yaml:1:1: error: missing required key 'format'", "m.yaml:1:1: error: missing required key 'name'"}},
     {"format",
-      "format: tessera-model/2\n"
-      "name: x\n",
-      {NULL},
-      {"m.yaml:1:9: error: format: expected 'tessera-model/1', got 'tessera-model/2'"}},
+     "format: tessera-model/2\n"
+     "name: x\n",
+     {NULL},
+     {"m.yaml:1:9: error: format: expected 'tessera-model/1', got 'tessera-model/2'"}},
     {"negative",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: a, mass: -1, shape: {type: sphere, radius: 1}}\n"
-      "  - {name: b, density: 0, shape: {type: sphere, radius: 1}}\n"
-      "  - {name: c, mass: 1, shape: {type: sphere, radius: -2}}\n",
-      {NULL},
-      {"m.yaml:4:21: error: body 'a': mass must be positive, got -1",
-       "m.yaml:5:24: error: body 'b': density must be positive, got 0",
-       "m.yaml:6:54: error: body 'c': radius must be positive, got -2"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: a, mass: -1, shape: {type: sphere, radius: 1}}\n"
+     "  - {name: b, density: 0, shape: {type: sphere, radius: 1}}\n"
+     "  - {name: c, mass: 1, shape: {type: sphere, radius: -2}}\n",
+     {NULL},
+     {"m.yaml:4:21: error: body 'a': mass must be positive, got -1",
+      "m.yaml:5:24: error: body 'b': density must be positive, got 0",
+      "m.yaml:6:54: error: body 'c': radius must be positive, got -2"}},
     {"nonfinite",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "settings: {step: .nan, gravity: [0, .inf, -1e999]}\n",
-      {NULL},
-      {"m.yaml:3:18: error: settings: step: non-finite number .nan",
-       "m.yaml:3:37: error: settings: gravity: non-finite number .inf",
-       "m.yaml:3:43: error: settings: gravity: non-finite number -1e999"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "settings: {step: .nan, gravity: [0, .inf, -1e999]}\n",
+     {NULL},
+     {"m.yaml:3:18: error: settings: step: non-finite number .nan",
+      "m.yaml:3:37: error: settings: gravity: non-finite number .inf",
+      "m.yaml:3:43: error: settings: gravity: non-finite number -1e999"}},
     {"unknown_body",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: j, type: ball, bodies: [bx, \"lnk[0]\"], anchor: [0, 0, 0]}\n",
-      {NULL},
-      {"m.yaml:7:36: error: joint 'j': unknown body 'bx' (did you mean 'box'?)",
-       "m.yaml:7:40: error: joint 'j': unknown body 'lnk' in 'lnk[0]' (did you mean 'link'?)"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: j, type: ball, bodies: [bx, \"lnk[0]\"], anchor: [0, 0, 0]}\n",
+     {NULL},
+     {"m.yaml:7:36: error: joint 'j': unknown body 'bx' (did you mean 'box'?)",
+      "m.yaml:7:40: error: joint 'j': unknown body 'lnk' in 'lnk[0]' (did you mean 'link'?)"}},
     {"index_range",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: j, count: 5, type: ball, bodies: [\"link[i]\", \"link[i+1]\"], anchor: [0, 0, 0]}\n"
-      "  - {name: k, count: 2, type: ball, bodies: [\"link[i-1]\", \"link[5]\"], anchor: [0, 0, 0]}\n",
-      {NULL},
-      {"m.yaml:7:57: error: joint 'j': index out of range in 'link[i+1]': at i = 4 it is 5, but link has elements 0..4",
-       "m.yaml:8:46: error: joint 'k': index out of range in 'link[i-1]': at i = 0 it is -1, but link has elements 0..4",
-       "m.yaml:8:59: error: joint 'k': index out of range in 'link[5]': link has 5 elements (0..4)"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: j, count: 5, type: ball, bodies: [\"link[i]\", \"link[i+1]\"], anchor: [0, 0, 0]}\n"
+     "  - {name: k, count: 2, type: ball, bodies: [\"link[i-1]\", \"link[5]\"], anchor: [0, 0, 0]}\n",
+     {NULL},
+     {"m.yaml:7:57: error: joint 'j': index out of range in 'link[i+1]': at i = 4 it is 5, but link has elements 0..4",
+      "m.yaml:8:46: error: joint 'k': index out of range in 'link[i-1]': at i = 0 it is -1, but link has elements 0..4",
+      "m.yaml:8:59: error: joint 'k': index out of range in 'link[5]': link has 5 elements (0..4)"}},
     {"duplicates",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "materials:\n"
-      "  - {name: steel}\n"
-      "  - {name: steel}\n"
-      "bodies:\n"
-      "  - {name: a, mass: 1, shape: {type: sphere, radius: 1}}\n"
-      "  - {name: a, count: 2, mass: 1, shape: {type: sphere, radius: 1}}\n"
-      "joints:\n"
-      "  - {name: j, type: ball, bodies: [world, a], anchor: [0, 0, 0]}\n"
-      "  - {name: j, type: ball, bodies: [world, a], anchor: [0, 0, 0]}\n",
-      {NULL},
-      {"m.yaml:5:12: error: duplicate material name 'steel' (first defined at line 4, column 12)",
-       "m.yaml:8:12: error: duplicate body name 'a' (first defined at line 7, column 12)",
-       "m.yaml:11:12: error: duplicate joint name 'j' (first defined at line 10, column 12)"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "materials:\n"
+     "  - {name: steel}\n"
+     "  - {name: steel}\n"
+     "bodies:\n"
+     "  - {name: a, mass: 1, shape: {type: sphere, radius: 1}}\n"
+     "  - {name: a, count: 2, mass: 1, shape: {type: sphere, radius: 1}}\n"
+     "joints:\n"
+     "  - {name: j, type: ball, bodies: [world, a], anchor: [0, 0, 0]}\n"
+     "  - {name: j, type: ball, bodies: [world, a], anchor: [0, 0, 0]}\n",
+     {NULL},
+     {"m.yaml:5:12: error: duplicate material name 'steel' (first defined at line 4, column 12)",
+      "m.yaml:8:12: error: duplicate body name 'a' (first defined at line 7, column 12)",
+      "m.yaml:11:12: error: duplicate joint name 'j' (first defined at line 10, column 12)"}},
     {"quat_zero",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: a, mass: 1, shape: {type: sphere, radius: 1}, orientation: [0, 0, 0, 0]}\n",
-      {NULL},
-      {"m.yaml:4:71: error: body 'a': orientation: quaternion [0, 0, 0, 0] cannot be normalised"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: a, mass: 1, shape: {type: sphere, radius: 1}, orientation: [0, 0, 0, 0]}\n",
+     {NULL},
+     {"m.yaml:4:71: error: body 'a': orientation: quaternion [0, 0, 0, 0] cannot be normalised"}},
     {"universal",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: u, type: universal, bodies: [box, \"link[0]\"], anchor: [0, 0, 0], axes: [[1, 0, 0], [1, 1, 0]]}\n",
-      {NULL},
-      {"m.yaml:7:83: error: joint 'u': axes: universal joint axes must be perpendicular (they are 45 degrees apart)"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: u, type: universal, bodies: [box, \"link[0]\"], anchor: [0, 0, 0], axes: [[1, 0, 0], [1, 1, 0]]}\n",
+     {NULL},
+     {"m.yaml:7:83: error: joint 'u': axes: universal joint axes must be perpendicular (they are 45 degrees apart)"}},
     {"plane_moving",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: floor, mass: 1, shape: {type: plane, normal: [0, 0, 1]}}\n",
-      {NULL},
-      {"m.yaml:4:35: error: body 'floor': a plane is only allowed on a fixed body (add 'fixed: true')"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: floor, mass: 1, shape: {type: plane, normal: [0, 0, 1]}}\n",
+     {NULL},
+     {"m.yaml:4:35: error: body 'floor': a plane is only allowed on a fixed body (add 'fixed: true')"}},
     {"zero_axis",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "  - {name: g, fixed: true, shape: {type: plane, normal: [0, 0, 0]}}\n"
-      "joints:\n"
-      "  - {name: h, type: hinge, bodies: [box, world], anchor: [0, 0, 0], axis: [0, 0, 0]}\n",
-      {NULL},
-      {"m.yaml:6:57: error: body 'g': normal: zero-length axis vector",
-       "m.yaml:8:75: error: joint 'h': axis: zero-length axis vector"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "  - {name: g, fixed: true, shape: {type: plane, normal: [0, 0, 0]}}\n"
+     "joints:\n"
+     "  - {name: h, type: hinge, bodies: [box, world], anchor: [0, 0, 0], axis: [0, 0, 0]}\n",
+     {NULL},
+     {"m.yaml:6:57: error: body 'g': normal: zero-length axis vector",
+      "m.yaml:8:75: error: joint 'h': axis: zero-length axis vector"}},
     {"enums",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "settings:\n"
-      "  solver: {type: schur-bp}\n"
-      "  partitioning: {method: kway}\n"
-      "bodies:\n"
-      "  - {name: a, mass: 1, shape: {type: sphere, radius: 1}}\n"
-      "  - {name: b, mass: 1, shape: {type: cube, size: [1, 1, 1]}}\n"
-      "joints:\n"
-      "  - {name: j, type: balll, bodies: [a, b]}\n",
-      {NULL},
-      {"m.yaml:4:18: error: settings.solver: unknown solver type 'schur-bp' (did you mean 'schur-bpp'?); expected one of: direct-bpp, pgs, pgs-sm, schur-bpp, schur-pgs-sm, fbic",
-       "m.yaml:5:26: error: settings.partitioning: unknown partition method 'kway'; expected one of: semantic, mindp, none, maxdp, bfs, mass-ratio, mix, metis",
-       "m.yaml:8:38: error: body 'b': unknown shape type 'cube'; expected one of: sphere, box, capsule, cylinder, plane, compound",
-       "m.yaml:10:21: error: joint 'j': unknown joint type 'balll' (did you mean 'ball'?); expected one of: ball, hinge, universal, prismatic, fixed, cable, distance"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "settings:\n"
+     "  solver: {type: schur-bp}\n"
+     "  partitioning: {method: kway}\n"
+     "bodies:\n"
+     "  - {name: a, mass: 1, shape: {type: sphere, radius: 1}}\n"
+     "  - {name: b, mass: 1, shape: {type: cube, size: [1, 1, 1]}}\n"
+     "joints:\n"
+     "  - {name: j, type: balll, bodies: [a, b]}\n",
+     {NULL},
+     {"m.yaml:4:18: error: settings.solver: unknown solver type 'schur-bp' (did you mean 'schur-bpp'?); expected one "
+      "of: direct-bpp, pgs, pgs-sm, schur-bpp, schur-pgs-sm, fbic",
+      "m.yaml:5:26: error: settings.partitioning: unknown partition method 'kway'; expected one of: semantic, mindp, "
+      "none, maxdp, bfs, mass-ratio, mix, metis",
+      "m.yaml:8:38: error: body 'b': unknown shape type 'cube'; expected one of: sphere, box, capsule, cylinder, "
+      "plane, compound",
+      "m.yaml:10:21: error: joint 'j': unknown joint type 'balll' (did you mean 'ball'?); expected one of: ball, "
+      "hinge, universal, prismatic, fixed, cable, distance"}},
     {"count",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: a, count: 0, mass: 1, shape: {type: sphere, radius: 1}}\n",
-      {NULL},
-      {"m.yaml:4:22: error: body 'a': count must be at least 1, got 0"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: a, count: 0, mass: 1, shape: {type: sphere, radius: 1}}\n",
+     {NULL},
+     {"m.yaml:4:22: error: body 'a': count must be at least 1, got 0"}},
     {"limits",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: h, type: hinge, bodies: [box, world], anchor: [0, 0, 0], axis: [0, 0, 1], limits: [1, -1]}\n",
-      {NULL},
-      {"m.yaml:7:94: error: joint 'h': limits: lower limit 1 is greater than upper limit -1"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: h, type: hinge, bodies: [box, world], anchor: [0, 0, 0], axis: [0, 0, 1], limits: [1, -1]}\n",
+     {NULL},
+     {"m.yaml:7:94: error: joint 'h': limits: lower limit 1 is greater than upper limit -1"}},
     {"material",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "materials:\n"
-      "  - {name: steel}\n"
-      "bodies:\n"
-      "  - {name: a, mass: 1, material: stel, shape: {type: sphere, radius: 1}}\n",
-      {NULL},
-      {"m.yaml:6:34: error: body 'a': unknown material 'stel' (did you mean 'steel'?)"}},
-    {"empty",
-      "",
-      {NULL},
-      {"m.yaml:1:1: error: empty model file"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "materials:\n"
+     "  - {name: steel}\n"
+     "bodies:\n"
+     "  - {name: a, mass: 1, material: stel, shape: {type: sphere, radius: 1}}\n",
+     {NULL},
+     {"m.yaml:6:34: error: body 'a': unknown material 'stel' (did you mean 'steel'?)"}},
+    {"empty", "", {NULL}, {"m.yaml:1:1: error: empty model file"}},
     {"comments",
-      "# nothing here\n"
-      "\n",
-      {NULL},
-      {"m.yaml:1:1: error: empty model file"}},
+     "# nothing here\n"
+     "\n",
+     {NULL},
+     {"m.yaml:1:1: error: empty model file"}},
     {"notyaml",
-      "format: tessera-model/1\n"
-      "name: [unclosed\n"
-      "bodies: 3\n",
-      {NULL},
-      {"m.yaml:3:7: error: not valid YAML: did not find expected ',' or ']' (while parsing a flow sequence at line 2, column 7)"}},
+     "format: tessera-model/1\n"
+     "name: [unclosed\n"
+     "bodies: 3\n",
+     {NULL},
+     {"m.yaml:3:7: error: not valid YAML: did not find expected ',' or ']' (while parsing a flow sequence at line 2, "
+      "column 7)"}},
     {"root_seq",
-      "- format: tessera-model/1\n",
-      {NULL},
-      {"m.yaml:1:1: error: a model must be a mapping of keys (format, name, settings, bodies, ...), got a sequence"}},
+     "- format: tessera-model/1\n",
+     {NULL},
+     {"m.yaml:1:1: error: a model must be a mapping of keys (format, name, settings, bodies, ...), got a sequence"}},
     {"dupkeys",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "name: again\n"
-      "settings: {step: 0.1, step: 0.2}\n",
-      {NULL},
-      {"m.yaml:3:1: error: duplicate key 'name' (first given at 2:1)",
-       "m.yaml:4:23: error: duplicate key 'step' (first given at 4:12)"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "name: again\n"
+     "settings: {step: 0.1, step: 0.2}\n",
+     {NULL},
+     {"m.yaml:3:1: error: duplicate key 'name' (first given at 2:1)",
+      "m.yaml:4:23: error: duplicate key 'step' (first given at 4:12)"}},
     {"multi_doc",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "---\n"
-      "format: tessera-model/1\n",
-      {NULL},
-      {"m.yaml:3:1: error: a model file holds one YAML document; found a second one here"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "---\n"
+     "format: tessera-model/1\n",
+     {NULL},
+     {"m.yaml:3:1: error: a model file holds one YAML document; found a second one here"}},
     {"nomoving",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: g, fixed: true, shape: {type: sphere, radius: 1}}\n"
-      "  - {name: b, mass: 1, shape: {type: sphere, radius: 1}}\n"
-      "joints:\n"
-      "  - {name: j, type: ball, bodies: [world, g], anchor: [0, 0, 0]}\n"
-      "  - {name: k, type: ball, bodies: [b, b], anchor: [0, 0, 0]}\n",
-      {NULL},
-      {"m.yaml:7:35: error: joint 'j': joint connects no moving body (world and body 'g' are fixed)",
-       "m.yaml:8:35: error: joint 'k': joint connects body 'b' to itself"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: g, fixed: true, shape: {type: sphere, radius: 1}}\n"
+     "  - {name: b, mass: 1, shape: {type: sphere, radius: 1}}\n"
+     "joints:\n"
+     "  - {name: j, type: ball, bodies: [world, g], anchor: [0, 0, 0]}\n"
+     "  - {name: k, type: ball, bodies: [b, b], anchor: [0, 0, 0]}\n",
+     {NULL},
+     {"m.yaml:7:35: error: joint 'j': joint connects no moving body (world and body 'g' are fixed)",
+      "m.yaml:8:35: error: joint 'k': joint connects body 'b' to itself"}},
     {"compound",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - name: a\n"
-      "    mass: 1\n"
-      "    shape:\n"
-      "      type: compound\n"
-      "      parts:\n"
-      "        - {type: compound, parts: []}\n"
-      "        - {type: plane, normal: [0, 0, 1]}\n",
-      {NULL},
-      {"m.yaml:9:18: error: body 'a': a compound part cannot itself be a compound",
-       "m.yaml:10:18: error: body 'a': a plane cannot be part of a compound"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - name: a\n"
+     "    mass: 1\n"
+     "    shape:\n"
+     "      type: compound\n"
+     "      parts:\n"
+     "        - {type: compound, parts: []}\n"
+     "        - {type: plane, normal: [0, 0, 1]}\n",
+     {NULL},
+     {"m.yaml:9:18: error: body 'a': a compound part cannot itself be a compound",
+      "m.yaml:10:18: error: body 'a': a plane cannot be part of a compound"}},
     {"both",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "settings: {duration: 1, steps: 5}\n"
-      "bodies:\n"
-      "  - {name: a, mass: 1, density: 2, shape: {type: sphere, radius: 1}}\n",
-      {NULL},
-      {"m.yaml:3:32: error: settings: give either 'duration' or 'steps', not both",
-       "m.yaml:5:33: error: body 'a': give either 'mass' or 'density', not both"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "settings: {duration: 1, steps: 5}\n"
+     "bodies:\n"
+     "  - {name: a, mass: 1, density: 2, shape: {type: sphere, radius: 1}}\n",
+     {NULL},
+     {"m.yaml:3:32: error: settings: give either 'duration' or 'steps', not both",
+      "m.yaml:5:33: error: body 'a': give either 'mass' or 'density', not both"}},
     {"refs",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: a, type: ball, bodies: [link, box], anchor: [0, 0, 0]}\n"
-      "  - {name: b, type: ball, bodies: [\"box[0]\", world], anchor: [0, 0, 0]}\n"
-      "  - {name: c, type: ball, bodies: [\"link[i]\", world], anchor: [0, 0, 0]}\n"
-      "  - {name: d, type: ball, bodies: [\"link[j]\", world], anchor: [0, 0, 0]}\n",
-      {NULL},
-      {"m.yaml:7:36: error: joint 'a': 'link' is an array of 5 bodies; name one element, e.g. 'link[0]' or 'link[i]'",
-       "m.yaml:8:36: error: joint 'b': 'box' is a single body, not an array: write 'box' without an index",
-       "m.yaml:9:36: error: joint 'c': 'link[i]' uses i, which needs 'count' on the joint",
-       "m.yaml:10:36: error: joint 'd': bad body reference 'link[j]': expected NAME, NAME[K], NAME[i], NAME[i+K] or NAME[i-K]"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: a, type: ball, bodies: [link, box], anchor: [0, 0, 0]}\n"
+     "  - {name: b, type: ball, bodies: [\"box[0]\", world], anchor: [0, 0, 0]}\n"
+     "  - {name: c, type: ball, bodies: [\"link[i]\", world], anchor: [0, 0, 0]}\n"
+     "  - {name: d, type: ball, bodies: [\"link[j]\", world], anchor: [0, 0, 0]}\n",
+     {NULL},
+     {"m.yaml:7:36: error: joint 'a': 'link' is an array of 5 bodies; name one element, e.g. 'link[0]' or 'link[i]'",
+      "m.yaml:8:36: error: joint 'b': 'box' is a single body, not an array: write 'box' without an index",
+      "m.yaml:9:36: error: joint 'c': 'link[i]' uses i, which needs 'count' on the joint",
+      "m.yaml:10:36: error: joint 'd': bad body reference 'link[j]': expected NAME, NAME[K], NAME[i], NAME[i+K] or "
+      "NAME[i-K]"}},
     {"nonscalar_key",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "? [a, b]\n"
-      ": 1\n",
-      {NULL},
-      {"m.yaml:3:3: error: mapping keys must be plain words, not a sequence or mapping"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "? [a, b]\n"
+     ": 1\n",
+     {NULL},
+     {"m.yaml:3:3: error: mapping keys must be plain words, not a sequence or mapping"}},
     {"set_0",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
-      {"bodies.box.mas=1"},
-      {"--set bodies.box.mas=1:1:12: error: body 'box': unknown key 'mas' in a body (did you mean 'mass'?)"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     {"bodies.box.mas=1"},
+     {"--set bodies.box.mas=1:1:12: error: body 'box': unknown key 'mas' in a body (did you mean 'mass'?)"}},
     {"set_1",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
-      {"bodies.bx.mass=2"},
-      {"--set: error: bodies.bx.mass=2: no body named 'bx' (did you mean 'box'?)"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     {"bodies.bx.mass=2"},
+     {"--set: error: bodies.bx.mass=2: no body named 'bx' (did you mean 'box'?)"}},
     {"set_2",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
-      {"settings.solver.type=pg"},
-      {"--set settings.solver.type=pg:1:22: error: settings.solver: unknown solver type 'pg' (did you mean 'pgs'?); expected one of: direct-bpp, pgs, pgs-sm, schur-bpp, schur-pgs-sm, fbic"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     {"settings.solver.type=pg"},
+     {"--set settings.solver.type=pg:1:22: error: settings.solver: unknown solver type 'pg' (did you mean 'pgs'?); "
+      "expected one of: direct-bpp, pgs, pgs-sm, schur-bpp, schur-pgs-sm, fbic"}},
     {"set_3",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
-      {"bodies.link.mass=-1"},
-      {"--set bodies.link.mass=-1:1:18: error: body 'link': mass must be positive, got -1"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     {"bodies.link.mass=-1"},
+     {"--set bodies.link.mass=-1:1:18: error: body 'link': mass must be positive, got -1"}},
     {"set_4",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
-      {"nokey"},
-      {"--set: error: 'nokey': expected KEY=VALUE, e.g. settings.step=0.01"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     {"nokey"},
+     {"--set: error: 'nokey': expected KEY=VALUE, e.g. settings.step=0.01"}},
     {"set_5",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
-      {"bodies.link[2].mass=1"},
-      {"--set: error: bodies.link[2].mass=1: cannot override one element of the array 'link'; bodies.link.FIELD changes every element"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     {"bodies.link[2].mass=1"},
+     {"--set: error: bodies.link[2].mass=1: cannot override one element of the array 'link'; bodies.link.FIELD changes "
+      "every element"}},
     {"set_6",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
-      {"joints.tp.damping=1"},
-      {"--set: error: joints.tp.damping=1: no joint named 'tp' (did you mean 'top'?)"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     {"joints.tp.damping=1"},
+     {"--set: error: joints.tp.damping=1: no joint named 'tp' (did you mean 'top'?)"}},
     {"set_7",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
-      {"settings.gravity=[0, 0"},
-      {"--set settings.gravity=[0, 0:1:23: error: not valid YAML: did not find expected ',' or ']' (while parsing a flow sequence at line 1, column 18)"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     {"settings.gravity=[0, 0"},
+     {"--set settings.gravity=[0, 0:1:23: error: not valid YAML: did not find expected ',' or ']' (while parsing a "
+      "flow sequence at line 1, column 18)"}},
     {"set_8",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
-      {"bodies.box.shape.size=[1,1]"},
-      {"--set bodies.box.shape.size=[1,1]:1:23: error: body 'box': size: expected a sequence of 3 numbers [x, y, z], got 2 items"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     {"bodies.box.shape.size=[1,1]"},
+     {"--set bodies.box.shape.size=[1,1]:1:23: error: body 'box': size: expected a sequence of 3 numbers [x, y, z], "
+      "got 2 items"}},
     {"set_9",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
-      {"bodies.box.mass.x=1"},
-      {"--set: error: bodies.box.mass.x=1: 'mass' is a number, not a mapping with keys"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     {"bodies.box.mass.x=1"},
+     {"--set: error: bodies.box.mass.x=1: 'mass' is a number, not a mapping with keys"}},
     {"set_10",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
-      {"materials.steel.friction=1"},
-      {"--set: error: materials.steel.friction=1: no material named 'steel'"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     {"materials.steel.friction=1"},
+     {"--set: error: materials.steel.friction=1: no material named 'steel'"}},
     {"set_11",
-      "format: tessera-model/1\n"
-      "name: t\n"
-      "bodies:\n"
-      "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-      "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-      "joints:\n"
-      "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
-      {"settings.step=.inf", "name="},
-      {"--set name=:1:6: error: name: expected a string, got null (an empty value)",
-       "--set settings.step=.inf:1:15: error: settings: step: non-finite number .inf"}},
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
+     "joints:\n"
+     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     {"settings.step=.inf", "name="},
+     {"--set name=:1:6: error: name: expected a string, got null (an empty value)",
+      "--set settings.step=.inf:1:15: error: settings: step: non-finite number .inf"}},
 };
 
 static void print_diag(const TsrDiag *d) {

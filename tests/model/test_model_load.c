@@ -257,7 +257,8 @@ static void test_bodies(void) {
   // Compound: volumes, mass split, rotated box, parallel-axis terms.
   const TsrBodyDef *t = body(&m, "truck");
   ENSURE(t->shape_count == 4);
-  double vb = 2, vs = 4.0 / 3.0 * M_PI * 0.125, vc = M_PI * 0.01 * 0.3, vk = M_PI * 0.01 * 0.2 + 4.0 / 3.0 * M_PI * 1e-3;
+  double vb = 2, vs = 4.0 / 3.0 * M_PI * 0.125, vc = M_PI * 0.01 * 0.3,
+         vk = M_PI * 0.01 * 0.2 + 4.0 / 3.0 * M_PI * 1e-3;
   double V = vb + vs + vc + vk, mt = 500 * V;
   ENSURE_REL(t->mass, mt);
   double m_b = mt * vb / V, m_s = mt * vs / V, m_c = mt * vc / V, m_k = mt * vk / V;
@@ -400,10 +401,18 @@ static void test_defaults(void) {
 
 static void test_overrides(void) {
   const char *sets[] = {
-      "settings.solver.type=pgs",         "settings.gravity=[0, 0, -1.62]", "bodies.link.mass=0.3",
-      "bodies.crate.shape.size=[2,2,2]",  "settings.duration=1.0",          "materials.steel.friction=0.7",
-      "name=renamed",                     "joints.u.compliance=1e-6",       "settings.partitioning.method=none",
-      "bodies.ball.orientation.angle=1",  "description=",                   "joints.top.anchor=[0, 0, 0.5]",
+      "settings.solver.type=pgs",
+      "settings.gravity=[0, 0, -1.62]",
+      "bodies.link.mass=0.3",
+      "bodies.crate.shape.size=[2,2,2]",
+      "settings.duration=1.0",
+      "materials.steel.friction=0.7",
+      "name=renamed",
+      "joints.u.compliance=1e-6",
+      "settings.partitioning.method=none",
+      "bodies.ball.orientation.angle=1",
+      "description=",
+      "joints.top.anchor=[0, 0, 0.5]",
   };
   int n = (int)(sizeof sets / sizeof *sets);
   // bodies.ball has no orientation mapping: the override makes one, which

@@ -82,8 +82,10 @@ static void test_chain_statics(void) {
   // step and the chain comes apart; cold-started it is stable but stretches.
   for (int ws = 1; ws >= 0; ws--) {
     run_chain("pgs", ws, &stretch, &impulse, &err);
-    fprintf(stderr, "pgs (1000 sweeps, warm start %s): stretch %.3e m, top impulse %.3f N s (W h = %.3f), max MLCP "
-            "error %.2e\n", ws ? "on" : "off", stretch, impulse, W * h, err);
+    fprintf(stderr,
+            "pgs (1000 sweeps, warm start %s): stretch %.3e m, top impulse %.3f N s (W h = %.3f), max MLCP "
+            "error %.2e\n",
+            ws ? "on" : "off", stretch, impulse, W * h, err);
   }
 }
 

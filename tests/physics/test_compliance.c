@@ -11,7 +11,8 @@
 
 static double settled_stretch(const char *type, double eps, double h, double d) {
   char yaml[2048];
-  const char *extra = !strcmp(type, "distance") ? "    anchors: [[0, 0, 0], [0, 0, -0.5]]\n" : "    anchor: [0, 0, 0]\n";
+  const char *extra =
+      !strcmp(type, "distance") ? "    anchors: [[0, 0, 0], [0, 0, -0.5]]\n" : "    anchor: [0, 0, 0]\n";
   snprintf(yaml, sizeof yaml,
            "format: tessera-model/1\n"
            "name: spring\n"
@@ -48,8 +49,8 @@ static void test_static_stretch(void) {
     for (int e = 0; e < 2; e++)
       for (int k = 0; k < 2; k++) {
         double s = settled_stretch(types[t], eps[e], hs[k], ds[k]);
-        fprintf(stderr, "%-8s eps %.0e h %.4f d %.1f: stretch %.6e m, eps F = %.6e m\n", types[t], eps[e], hs[k],
-                ds[k], s, eps[e] * F);
+        fprintf(stderr, "%-8s eps %.0e h %.4f d %.1f: stretch %.6e m, eps F = %.6e m\n", types[t], eps[e], hs[k], ds[k],
+                s, eps[e] * F);
         ENSURE(fabs(s - eps[e] * F) < 1e-3 * eps[e] * F);
       }
 }

@@ -13,9 +13,10 @@
 // Appends one link (capsule along x or z) to the YAML text.
 static void add_link(char *y, size_t cap, int i, double x, double z, int vertical) {
   size_t n = strlen(y);
-  snprintf(y + n, cap - n,
-           "  - {name: l%d, mass: 0.25, shape: {type: capsule, radius: 0.02, length: 0.06}, position: [%.6f, 0, %.6f]%s}\n",
-           i, x, z, vertical ? "" : ", orientation: {axis: [0, 1, 0], angle_deg: 90}");
+  snprintf(
+      y + n, cap - n,
+      "  - {name: l%d, mass: 0.25, shape: {type: capsule, radius: 0.02, length: 0.06}, position: [%.6f, 0, %.6f]%s}\n",
+      i, x, z, vertical ? "" : ", orientation: {axis: [0, 1, 0], angle_deg: 90}");
 }
 
 static void test_chain_drape(void) {
@@ -38,13 +39,19 @@ static void test_chain_drape(void) {
   n += (size_t)snprintf(yaml + n, sizeof yaml - n, "joints:\n");
   for (int j = 0; j < 29; j++) {
     double ax, az;
-    if (j < 9) ax = -0.521, az = 0.0 + 0.1 * (j + 1);      // left side, going up
-    else if (j == 9) ax = -0.521, az = 1.021;             // left edge
-    else if (j < 19) ax = -0.5 + 0.1 * (j - 9), az = 1.021; // top
-    else if (j == 19) ax = 0.521, az = 1.021;             // right edge
-    else ax = 0.521, az = 0.9 - 0.1 * (j - 20);            // right side, going down
-    n += (size_t)snprintf(yaml + n, sizeof yaml - n, "  - {name: j%d, type: ball, bodies: [l%d, l%d], anchor: [%.6f, 0, %.6f]}\n",
-                          j, j, j + 1, ax, az);
+    if (j < 9)
+      ax = -0.521, az = 0.0 + 0.1 * (j + 1);  // left side, going up
+    else if (j == 9)
+      ax = -0.521, az = 1.021;  // left edge
+    else if (j < 19)
+      ax = -0.5 + 0.1 * (j - 9), az = 1.021;  // top
+    else if (j == 19)
+      ax = 0.521, az = 1.021;  // right edge
+    else
+      ax = 0.521, az = 0.9 - 0.1 * (j - 20);  // right side, going down
+    n += (size_t)snprintf(yaml + n, sizeof yaml - n,
+                          "  - {name: j%d, type: ball, bodies: [l%d, l%d], anchor: [%.6f, 0, %.6f]}\n", j, j, j + 1, ax,
+                          az);
   }
   TsrModel m;
   TsrWorld w;
@@ -60,8 +67,11 @@ static void test_chain_drape(void) {
   for (int k = 1; k <= 30; k++) zmin = fmin(zmin, w.bodies.x[k].z);
   double vmax = 0;
   for (int k = 1; k <= 30; k++) vmax = fmax(vmax, tsr_v3_norm(w.bodies.v[k]));
-  fprintf(stderr, "drape: middle at x %.4f z %.4f, ends at z %.3f %.3f, lowest link z %.3f, max penetration %.2e m, joint error %.2e m, "
-          "max speed %.2e m/s, %d contacts\n", xmid, zmid, w.bodies.x[1].z, w.bodies.x[30].z, zmin, pen, jerr, vmax, w.contacts.n);
+  fprintf(stderr,
+          "drape: middle at x %.4f z %.4f, ends at z %.3f %.3f, lowest link z %.3f, max penetration %.2e m, joint "
+          "error %.2e m, "
+          "max speed %.2e m/s, %d contacts\n",
+          xmid, zmid, w.bodies.x[1].z, w.bodies.x[30].z, zmin, pen, jerr, vmax, w.contacts.n);
   ENSURE(fabs(xmid) < 0.05);
   ENSURE(zmid > 1.0 && zmid < 1.03);
   // The ends hang where they started (they settle by ~1.5 cm as the top links
@@ -99,13 +109,14 @@ static void chain_on_plane(int n_links, int kind, int *contacts, double *pen, do
     n += (size_t)snprintf(yaml + n, sizeof yaml - n, "joints:\n");
     for (int j = 0; j + 1 < n_links; j++) {
       if (kind == DISTANCE)
-        n += (size_t)snprintf(yaml + n, sizeof yaml - n,
-                              "  - {name: j%d, type: distance, bodies: [l%d, l%d], anchors: [[%.6f, 0, 0.0201], [%.6f, 0, 0.0201]]}\n",
-                              j, j, j + 1, 0.1 * j, 0.1 * (j + 1));
+        n += (size_t)snprintf(
+            yaml + n, sizeof yaml - n,
+            "  - {name: j%d, type: distance, bodies: [l%d, l%d], anchors: [[%.6f, 0, 0.0201], [%.6f, 0, 0.0201]]}\n", j,
+            j, j + 1, 0.1 * j, 0.1 * (j + 1));
       else
         n += (size_t)snprintf(yaml + n, sizeof yaml - n,
-                              "  - {name: j%d, type: ball, bodies: [l%d, l%d], anchor: [%.6f, 0, 0.0201]%s}\n", j, j, j + 1,
-                              0.1 * j + 0.05, kind == BALL_COLLIDE ? ", collide: true" : "");
+                              "  - {name: j%d, type: ball, bodies: [l%d, l%d], anchor: [%.6f, 0, 0.0201]%s}\n", j, j,
+                              j + 1, 0.1 * j + 0.05, kind == BALL_COLLIDE ? ", collide: true" : "");
     }
   }
   TsrModel m;

@@ -97,9 +97,11 @@ static void test_chain_slides_off_edge(const char *solver, int check_converged) 
     vmax = fmax(vmax, tsr_v3_norm(w.bodies.v[k]));
   }
   fprintf(stderr,
-          "%s: %ld steps, %d not converged (first %d, %d before the chain reached the plane), joint error %.2e m (%.2e before landing), penetration %.2e m (%.2e before landing); at the end highest "
+          "%s: %ld steps, %d not converged (first %d, %d before the chain reached the plane), joint error %.2e m (%.2e "
+          "before landing), penetration %.2e m (%.2e before landing); at the end highest "
           "link z - ground %.3f m, lowest x %.2f (edge at %.2f), max speed %.2e m/s\n",
-          solver, (long)w.step, failed_steps, first_failed, failed_before_landing, jerr, jerr_edge, below, below_edge, zmax - ground, xmin, 0.5 * len * down[0], vmax);
+          solver, (long)w.step, failed_steps, first_failed, failed_before_landing, jerr, jerr_edge, below, below_edge,
+          zmax - ground, xmin, 0.5 * len * down[0], vmax);
   // Sliding and going over the edge: every step converged. Once links lie on
   // the plane, direct-bpp may run out of pivots on some steps (a chain lying
   // flat has 2 contacts and 4 friction rows per link against ~1 + 1 free
@@ -139,10 +141,12 @@ static void test_chain_drop_state(void) {
            "settings: {contact: {max_per_pair: 2, margin: 0.005}}\n"
            "materials: [{name: m, friction: 0.25}]\n"
            "bodies:\n"
-           "  - {name: plank, fixed: true, shape: {type: box, size: [30.0, 4.0, 1.0]}, position: [-0.129410, 0, -0.482963],\n"
+           "  - {name: plank, fixed: true, shape: {type: box, size: [30.0, 4.0, 1.0]}, position: [-0.129410, 0, "
+           "-0.482963],\n"
            "     orientation: {axis: [0, 1, 0], angle_deg: 15.0}}\n"
            "  - {name: c, mass: 0.25, shape: {type: capsule, radius: 0.01, length: 0.08},\n"
-           "     position: [14.482637403981654, 0, -3.8762247241613861], orientation: {axis: [0, 1, 0], angle_deg: %.17g}}\n",
+           "     position: [14.482637403981654, 0, -3.8762247241613861], orientation: {axis: [0, 1, 0], angle_deg: "
+           "%.17g}}\n",
            ang);
   TsrModel m;
   TsrWorld w;
@@ -154,7 +158,8 @@ static void test_chain_drop_state(void) {
   for (int i = 0; i < w.contacts.n; i++) {
     const TsrContact *c = &w.contacts.c[i];
     double out = -tsr_v3_dot(c->normal, bisector);  // the link (body 1) is pushed along -normal
-    fprintf(stderr, "chain_drop state: contact %d normal (%.3f %.3f %.3f) depth %.4f, push along the edge's bisector %.3f\n", i,
+    fprintf(stderr,
+            "chain_drop state: contact %d normal (%.3f %.3f %.3f) depth %.4f, push along the edge's bisector %.3f\n", i,
             c->normal.x, c->normal.y, c->normal.z, c->depth, out);
     ENSURE(out > 0.0);
   }
@@ -175,16 +180,17 @@ static void test_capsule_axis_inside_box_edge(void) {
       double cx = 0.5 - 0.004 + 0.001 * k, cz = 0.5 - 0.0015;
       double ang = 90.0 + tilt[t];  // capsule axis (body z) rotated about y: (sin, 0, cos)
       static char yaml[2048];
-      snprintf(yaml, sizeof yaml,
-               "format: tessera-model/1\n"
-               "name: edge_narrow\n"
-               "settings: {contact: {max_per_pair: 4, margin: 0.005}}\n"
-               "materials: [{name: m, friction: 0.25}]\n"
-               "bodies:\n"
-               "  - {name: box, fixed: true, shape: {type: box, size: [1, 1, 1]}, position: [0, 0, 0]}\n"
-               "  - {name: c, mass: 0.25, shape: {type: capsule, radius: 0.01, length: 0.08}, position: [%.17g, 0, %.17g],\n"
-               "     orientation: {axis: [0, 1, 0], angle_deg: %.17g}}\n",
-               cx, cz, ang);
+      snprintf(
+          yaml, sizeof yaml,
+          "format: tessera-model/1\n"
+          "name: edge_narrow\n"
+          "settings: {contact: {max_per_pair: 4, margin: 0.005}}\n"
+          "materials: [{name: m, friction: 0.25}]\n"
+          "bodies:\n"
+          "  - {name: box, fixed: true, shape: {type: box, size: [1, 1, 1]}, position: [0, 0, 0]}\n"
+          "  - {name: c, mass: 0.25, shape: {type: capsule, radius: 0.01, length: 0.08}, position: [%.17g, 0, %.17g],\n"
+          "     orientation: {axis: [0, 1, 0], angle_deg: %.17g}}\n",
+          cx, cz, ang);
       TsrModel m;
       TsrWorld w;
       tsr_test_world(yaml, NULL, 0, &m, &w);
@@ -195,8 +201,8 @@ static void test_capsule_axis_inside_box_edge(void) {
         // body 0 is the box: the capsule is pushed along -normal.
         double out = -(c->normal.x + c->normal.z) / sqrt(2.0);
         if (!(out > 0.0) || !(c->depth < 0.05))
-          fprintf(stderr, "tilt %g offset %d: contact %d normal (%.3f %.3f %.3f) depth %.4f\n", tilt[t], k, i, c->normal.x,
-                  c->normal.y, c->normal.z, c->depth);
+          fprintf(stderr, "tilt %g offset %d: contact %d normal (%.3f %.3f %.3f) depth %.4f\n", tilt[t], k, i,
+                  c->normal.x, c->normal.y, c->normal.z, c->depth);
         ENSURE(out > 0.0);
         ENSURE(c->depth < 0.05);
       }

@@ -44,7 +44,8 @@ static void test_sliding_energy(void) {
     }
     // Round-off of E ~ 10 J plus the SPOOK spring energy of the contacts
     // (eps F^2 / 2 ~ 1e-7 J) changing as the load moves between corners.
-    fprintf(stderr, "%-10s sliding box: E0 %.6f J, E end %.6f J, largest step-to-step gain %.3e J, stopped at step %ld "
+    fprintf(stderr,
+            "%-10s sliding box: E0 %.6f J, E end %.6f J, largest step-to-step gain %.3e J, stopped at step %ld "
             "(analytic %.1f)\n",
             solvers[s], e0, e, worst, stop, sqrt(10.0) / (0.3 * 9.81) * 60);
     ENSURE(worst < 1e-6);

@@ -70,7 +70,8 @@ static void test_incline(void) {
       double lo = INFINITY, hi = -INFINITY;
       for (int k = 0; k < 6; k++) {
         Result r = run(th, rots[k], solvers[s]);
-        fprintf(stderr, "%-10s theta %4.1f deg, rotation %-7s: a = %.6f m/s^2 (analytic %.6f), across %.1e m/s, moved %.3e m\n",
+        fprintf(stderr,
+                "%-10s theta %4.1f deg, rotation %-7s: a = %.6f m/s^2 (analytic %.6f), across %.1e m/s, moved %.3e m\n",
                 solvers[s], th * 180 / M_PI, names[k], r.along, a_exact, r.across, r.moved);
         if (a_exact == 0.0) {
           ENSURE(r.moved < 1e-3);

@@ -36,7 +36,8 @@ static void test_stack_of_ten(void) {
     double t = 2 * acos(fmin(1.0, fabs(w.bodies.q[k].w)));
     if (t > tilt) tilt = t;
   }
-  fprintf(stderr, "stack of 10: horizontal drift %.3e m, sink %.3e m, tilt %.3e rad, max penetration %.3e m, %d contacts\n",
+  fprintf(stderr,
+          "stack of 10: horizontal drift %.3e m, sink %.3e m, tilt %.3e rad, max penetration %.3e m, %d contacts\n",
           drift, sink, tilt, pen, w.contacts.n);
   ENSURE(drift < 2e-3);
   ENSURE(sink < 2e-3);
@@ -74,8 +75,9 @@ static void test_mass_ratio(void) {
   double sink_bpp, sink_pgs;
   double bpp = heavy_on_light("direct-bpp", &sink_bpp);
   double pgs = heavy_on_light("pgs", &sink_pgs);
-  fprintf(stderr, "1000 kg on 0.1 kg: direct-bpp max penetration %.3e m (heavy box sank %.3e m); "
-                  "pgs max penetration %.3e m (sank %.3e m)\n",
+  fprintf(stderr,
+          "1000 kg on 0.1 kg: direct-bpp max penetration %.3e m (heavy box sank %.3e m); "
+          "pgs max penetration %.3e m (sank %.3e m)\n",
           bpp, sink_bpp, pgs, sink_pgs);
   ENSURE(bpp < 2e-3);
   ENSURE(sink_bpp < 2e-3);

@@ -52,8 +52,8 @@ static double run_joint(const char *name, const char *joint_yaml, double h) {
   const TsrJointDef *d = &m.joints[1];
   // Body-frame anchors and axes from the initial poses.
   TsrVec3 la = tsr_q_rotate_inv(w.bodies.q[0], tsr_v3_sub(d->anchor, w.bodies.x[0]));
-  TsrVec3 lb = tsr_q_rotate_inv(w.bodies.q[1], tsr_v3_sub(d->type == TSR_JOINT_DISTANCE ? d->anchor_b : d->anchor,
-                                                             w.bodies.x[1]));
+  TsrVec3 lb = tsr_q_rotate_inv(w.bodies.q[1],
+                                tsr_v3_sub(d->type == TSR_JOINT_DISTANCE ? d->anchor_b : d->anchor, w.bodies.x[1]));
   TsrVec3 ax_a = tsr_q_rotate_inv(w.bodies.q[0], d->axis[0]);
   TsrVec3 ax_b = tsr_q_rotate_inv(w.bodies.q[1], d->type == TSR_JOINT_UNIVERSAL ? d->axis[1] : d->axis[0]);
   TsrQuat rel0 = tsr_q_mul(tsr_q_conj(w.bodies.q[0]), w.bodies.q[1]);
@@ -70,15 +70,26 @@ static double run_joint(const char *name, const char *joint_yaml, double h) {
     double e = 0;
     TsrVec3 d_ab = tsr_v3_sub(pb, pa);
     switch (d->type) {
-      case TSR_JOINT_BALL: e = tsr_v3_norm(d_ab); break;
-      case TSR_JOINT_HINGE: e = fmax(tsr_v3_norm(d_ab), tsr_v3_norm(tsr_v3_cross(na, nb))); break;
-      case TSR_JOINT_UNIVERSAL: e = fmax(tsr_v3_norm(d_ab), fabs(tsr_v3_dot(na, nb))); break;
+      case TSR_JOINT_BALL:
+        e = tsr_v3_norm(d_ab);
+        break;
+      case TSR_JOINT_HINGE:
+        e = fmax(tsr_v3_norm(d_ab), tsr_v3_norm(tsr_v3_cross(na, nb)));
+        break;
+      case TSR_JOINT_UNIVERSAL:
+        e = fmax(tsr_v3_norm(d_ab), fabs(tsr_v3_dot(na, nb)));
+        break;
       case TSR_JOINT_PRISMATIC:
         e = fmax(tsr_v3_norm(tsr_v3_madd(d_ab, na, -tsr_v3_dot(d_ab, na))), ang);
         break;
-      case TSR_JOINT_FIXED: e = fmax(tsr_v3_norm(d_ab), ang); break;
-      case TSR_JOINT_DISTANCE: e = fabs(tsr_v3_norm(d_ab) - L0); break;
-      default: break;
+      case TSR_JOINT_FIXED:
+        e = fmax(tsr_v3_norm(d_ab), ang);
+        break;
+      case TSR_JOINT_DISTANCE:
+        e = fabs(tsr_v3_norm(d_ab) - L0);
+        break;
+      default:
+        break;
     }
     if (e > worst) worst = e;
     double mv = tsr_v3_norm(tsr_v3_sub(w.bodies.x[1], xb0));
@@ -100,12 +111,10 @@ static void test_joint_types(void) {
   check_joint("ball", "  - {name: j, type: ball, bodies: [a, b], anchor: [0.4, 0, -0.1]}\n");
   check_joint("hinge", "  - {name: j, type: hinge, bodies: [a, b], anchor: [0.4, 0, -0.1], axis: [0, 1, 1]}\n");
   check_joint("universal",
-            "  - {name: j, type: universal, bodies: [a, b], anchor: [0.4, 0, -0.1], axes: [[1, 0, 0], [0, 1, 0]]}\n");
-  check_joint("prismatic",
-            "  - {name: j, type: prismatic, bodies: [a, b], anchor: [0.4, 0, -0.1], axis: [1, 0, 1]}\n");
+              "  - {name: j, type: universal, bodies: [a, b], anchor: [0.4, 0, -0.1], axes: [[1, 0, 0], [0, 1, 0]]}\n");
+  check_joint("prismatic", "  - {name: j, type: prismatic, bodies: [a, b], anchor: [0.4, 0, -0.1], axis: [1, 0, 1]}\n");
   check_joint("fixed", "  - {name: j, type: fixed, bodies: [a, b], anchor: [0.4, 0, -0.1]}\n");
-  check_joint("distance",
-            "  - {name: j, type: distance, bodies: [a, b], anchors: [[0.4, 0, 0], [0.6, 0.1, -0.05]]}\n");
+  check_joint("distance", "  - {name: j, type: distance, bodies: [a, b], anchors: [[0.4, 0, 0], [0.6, 0.1, -0.05]]}\n");
 }
 
 // A hinge with a limit stays within it; a motor reaches its speed.
@@ -136,8 +145,8 @@ static void test_limit_and_motor(void) {
   }
   fprintf(stderr, "door: lowest angle %.5f rad (limit -0.5); wheel spin %.6f rad/s (motor 2.0)\n", min_angle,
           w.bodies.w[1].z);
-  ENSURE(min_angle < -0.45);           // gravity along -y swings it to the limit
-  ENSURE(min_angle > -0.5 - 2e-3);     // and not past it
+  ENSURE(min_angle < -0.45);        // gravity along -y swings it to the limit
+  ENSURE(min_angle > -0.5 - 2e-3);  // and not past it
   ENSURE_NEAR(w.bodies.w[1].z, 2.0, 1e-6);
   tsr_test_world_free(&m, &w);
 }

@@ -26,8 +26,8 @@ static double now_ms(void) {
 }
 
 // Checks a solve of a planted problem; returns 1 when all held.
-static int check_planted(const TsrMlcp *p, const double *lambda, const int8_t *set, const double *ls,
-                         const int8_t *ss, double cond, int rc, const TsrSolveStats *st, const char *what) {
+static int check_planted(const TsrMlcp *p, const double *lambda, const int8_t *set, const double *ls, const int8_t *ss,
+                         double cond, int rc, const TsrSolveStats *st, const char *what) {
   int m = p->m, ok = 1;
   double res = tsr_mlcp_residual(p, lambda, NULL), rel = res / fmax(1.0, norm2(p->b, m));
   double err = 0, lsmax = 0;
@@ -185,14 +185,17 @@ static void sparse_planted(const char *path) {
         int rc = tsr_bpp_solve(&p, &prm, lambda, set, &st, bpp);
         double t1 = now_ms();
         char what[96];
-        snprintf(what, sizeof what, "%s chain bodies=%d m=%d seed=%d", stiff ? "stiff" : "moderate", bodies[bi], m, seed);
+        snprintf(what, sizeof what, "%s chain bodies=%d m=%d seed=%d", stiff ? "stiff" : "moderate", bodies[bi], m,
+                 seed);
         double rel = tsr_mlcp_residual(&p, lambda, NULL) / fmax(1.0, norm2(p.b, m));
         if (!stiff)
           ENSURE_MSG(check_planted(&p, lambda, set, ls, ss, 1e8, rc, &st, what), "%s", what);
         else
           ENSURE_MSG(rc == 0 && rel < 1e-9, "%s: rc %d, relative residual %.3e", what, rc, rel);
         const TsrCholStats *cs = tsr_chol_stats(tsr_bpp_chol(bpp));
-        fprintf(stderr, "  %s nnz=%d: %d pivots, %.2f ms, rel. residual %.1e (cumulative: %d analyses, %d factorizations, %d dense LU)\n",
+        fprintf(stderr,
+                "  %s nnz=%d: %d pivots, %.2f ms, rel. residual %.1e (cumulative: %d analyses, %d factorizations, %d "
+                "dense LU)\n",
                 what, p.Ap[m], st.iterations, t1 - t0, rel, cs->analyses, cs->factorizations, cs->dense_lu);
         // Warm start from the returned index set (the per-step situation of
         // the simulator): one factorisation, the symbolic analysis reused.
@@ -250,8 +253,16 @@ static void test_bpp_sparse_timing(void) {
   }
   for (int a = 0; a < 5; a++)
     for (int b = a + 1; b < 5; b++) {
-      if (cold[b] < cold[a]) { double t = cold[a]; cold[a] = cold[b]; cold[b] = t; }
-      if (warm[b] < warm[a]) { double t = warm[a]; warm[a] = warm[b]; warm[b] = t; }
+      if (cold[b] < cold[a]) {
+        double t = cold[a];
+        cold[a] = cold[b];
+        cold[b] = t;
+      }
+      if (warm[b] < warm[a]) {
+        double t = warm[a];
+        warm[a] = warm[b];
+        warm[b] = t;
+      }
     }
   TsrSolveStats st;
   tsr_solver_solve(s, &p, NULL, lambda, set, &st);

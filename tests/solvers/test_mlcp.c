@@ -20,7 +20,7 @@ static void check_assembly(Rng *r, int n_bodies, int m, int reuse_passes) {
   double *inv_inertia = calloc((size_t)n_bodies * 9, sizeof(double));
   double *v_free = calloc((size_t)n_bodies * 6, sizeof(double));
   for (int k = 0; k < n_bodies; k++) {
-    if (rng_uniform(r) < 0.2) continue;  // fixed body
+    if (rng_uniform(r) < 0.2) continue;             // fixed body
     inv_mass[k] = 1.0 / rng_range(r, 0.01, 100.0);  // mass ratios up to 1e4
     double R[9], Q[9];
     for (int a = 0; a < 9; a++) R[a] = rng_normal(r);

@@ -17,9 +17,9 @@
 
 typedef struct {
   const char *name;
-  int n;                 // total size
-  int n_eq;              // bilateral rows (MLCP: Siconos' n)
-  int n_known;           // entries of the known solution (0: none checked)
+  int n;        // total size
+  int n_eq;     // bilateral rows (MLCP: Siconos' n)
+  int n_known;  // entries of the known solution (0: none checked)
   double z[8];
 } Known;
 
@@ -161,7 +161,8 @@ int main(void) {
       if (kn && kn->n_known) {
         checked++;
         double err_z = 0;
-        for (int i = 0; i < kn->n_known; i++) err_z = fmax(err_z, fabs(lambda[i] - kn->z[i]) / fmax(1.0, fabs(kn->z[i])));
+        for (int i = 0; i < kn->n_known; i++)
+          err_z = fmax(err_z, fabs(lambda[i] - kn->z[i]) / fmax(1.0, fabs(kn->z[i])));
         // The README prints 6 significant digits.
         int ok = err_z <= 2e-6;
         matched += ok;
@@ -176,9 +177,10 @@ int main(void) {
       free(names[k]);
     }
   }
-  printf("\nSUMMARY: %d files; read %d (+%d rejected as inconsistent); direct-bpp solved %d of %d "
-         "(worst relative residual among solved %.1e); known solutions matched %d of %d\n",
-         files, read_ok, rejected, solved, attempted, worst_solved, matched, checked);
+  printf(
+      "\nSUMMARY: %d files; read %d (+%d rejected as inconsistent); direct-bpp solved %d of %d "
+      "(worst relative residual among solved %.1e); known solutions matched %d of %d\n",
+      files, read_ok, rejected, solved, attempted, worst_solved, matched, checked);
   ENSURE(files == 45 && rejected == 1 && read_ok == 44);
   // Per README: lcp_Pang_isolated_sol_perturbed has no solution; it must not be reported solved.
   tsr_solver_free(&solver);
@@ -206,10 +208,11 @@ int main(void) {
     ENSURE_MSG(strstr(err, ":7: error: expected a number for M[3], got 'x1'"), "'%s'", err);
     // A CSC (storage 2) matrix in an LCP file: [[2, -1], [-1, 2]], q = (-1, -1) -> z = (1, 1).
     fp = fopen(tmp, "w");
-    fputs("2\n2\n2\n2\n2\nCSparse Version 3.1.9, May 4, 2016.  Copyright (c) Timothy A. Davis, 2006-2016\n"
-          "2-by-2, nzmax: 4 nnz: 4, 1-norm: 3\n    col 0 : locations 0 to 1\n      0 : 2\n      1 : -1\n"
-          "    col 1 : locations 2 to 3\n      0 : -1\n      1 : 2\n-1 -1\n",
-          fp);
+    fputs(
+        "2\n2\n2\n2\n2\nCSparse Version 3.1.9, May 4, 2016.  Copyright (c) Timothy A. Davis, 2006-2016\n"
+        "2-by-2, nzmax: 4 nnz: 4, 1-norm: 3\n    col 0 : locations 0 to 1\n      0 : 2\n      1 : -1\n"
+        "    col 1 : locations 2 to 3\n      0 : -1\n      1 : 2\n-1 -1\n",
+        fp);
     fclose(fp);
     ENSURE_MSG(tsr_mlcp_read_siconos_as(tmp, TSR_SICONOS_LCP, &p, err, sizeof err) == 0, "'%s'", err);
     ENSURE(p.m == 2 && p.symmetric && p.Ap[2] == 4 && p.Ax[1] == -1.0 && p.b[1] == -1.0);

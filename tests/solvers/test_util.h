@@ -64,8 +64,7 @@ static inline void random_spd(Rng *r, int n, double cond, double *A) {
 // tight rows with |w| in [0.1, 1] * wscale. Writes lambda_star, the planted
 // index set, and sets b = w* - A lambda*.
 // With keep_bounds, the kinds (and box sizes) come from p's own lo/hi.
-static inline void plant_ex(Rng *r, TsrMlcp *p, double wscale, int keep_bounds, double *lambda_star,
-                            int8_t *set_star) {
+static inline void plant_ex(Rng *r, TsrMlcp *p, double wscale, int keep_bounds, double *lambda_star, int8_t *set_star) {
   int m = p->m;
   double *w = malloc((size_t)(m ? m : 1) * sizeof *w);
   for (int i = 0; i < m; i++) {

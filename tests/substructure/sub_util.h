@@ -23,8 +23,10 @@ static inline void random_rows(Rng *r, int n, int n_fixed, int rows_per_joint, i
   tsr_rowset_clear(rows);
   for (int k = 0; k + 1 < n + extra; k++) {
     int a, b;
-    if (k + 1 < n) a = k, b = k + 1;
-    else a = rng_int(r, n), b = rng_int(r, n);
+    if (k + 1 < n)
+      a = k, b = k + 1;
+    else
+      a = rng_int(r, n), b = rng_int(r, n);
     if (a == b) b = -1;  // a row to the world
     for (int q = 0; q < rows_per_joint; q++) {
       TsrRow *row = tsr_rowset_push(rows);
@@ -40,7 +42,8 @@ static inline void random_rows(Rng *r, int n, int n_fixed, int rows_per_joint, i
 
 // Assembles A from rows; fixed bodies (k < n_fixed) get zero inverse mass.
 static inline void random_assemble(Rng *r, int n, int n_fixed, const TsrRowSet *rows, TsrMlcp *p) {
-  double *im = calloc((size_t)n, sizeof *im), *ii = calloc((size_t)9 * n, sizeof *ii), *v = calloc((size_t)6 * n, sizeof *v);
+  double *im = calloc((size_t)n, sizeof *im), *ii = calloc((size_t)9 * n, sizeof *ii),
+         *v = calloc((size_t)6 * n, sizeof *v);
   for (int k = n_fixed; k < n; k++) {
     im[k] = 1.0 / exp(rng_range(r, log(0.1), log(10.0)));
     for (int a = 0; a < 3; a++) ii[9 * k + 4 * a] = 1.0 / exp(rng_range(r, log(0.01), log(1.0)));
@@ -71,8 +74,8 @@ static inline void fake_model_free(TsrModel *m) {
 }
 
 // Partition invariants; returns the number of violations (printed).
-static inline int partition_violations(const TsrModel *m, const TsrRowSet *rows, const TsrPartition *p,
-                                       int max_bodies, int check_max, const char *what) {
+static inline int partition_violations(const TsrModel *m, const TsrRowSet *rows, const TsrPartition *p, int max_bodies,
+                                       int check_max, const char *what) {
   int bad = 0, n = m->n_bodies, N = p->n_subsystems;
   int *size = calloc((size_t)(N + 1), sizeof *size);
   if (p->n_bodies != n) fprintf(stderr, "  %s: n_bodies %d != %d\n", what, p->n_bodies, n), bad++;

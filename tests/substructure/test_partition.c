@@ -38,7 +38,9 @@ static void check_model_file(const char *name) {
       ENSURE(partition_violations(&m, &w.rows, &p, mb, methods[a] == TSR_PARTITION_MINDP, what) == 0);
       if (methods[a] == TSR_PARTITION_NONE) ENSURE(p.n_subsystems == 1 && p.n_interface_rows == 0);
       if (methods[a] == TSR_PARTITION_MINDP) ENSURE(p.n_subsystems >= (m.n_bodies - 1) / (mb + 8));
-      if (mb == 16) fprintf(stderr, "  %s: N = %d, |Gamma| = %d of %d rows\n", what, p.n_subsystems, p.n_interface_rows, w.rows.count);
+      if (mb == 16)
+        fprintf(stderr, "  %s: N = %d, |Gamma| = %d of %d rows\n", what, p.n_subsystems, p.n_interface_rows,
+                w.rows.count);
       // re-partitioning into the same struct gives the same result
       TsrPartition q;
       tsr_partition_init(&q);

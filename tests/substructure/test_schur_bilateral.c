@@ -78,11 +78,13 @@ static void compare_file(const char *name, int steps, double tol, TsrPartitionMe
     }
     free(lam), free(set);
   }
-  fprintf(stderr, "  %s (%s, N = %d, |Gamma| = %d, %d steps): relative difference to direct-bpp: schur-bpp %.2e, "
-          "schur-pgs-sm %.2e, pgs-sm %.2e; max k %d\n", name, tsr_partition_method_name(method), N, G, steps,
-          worst[0], worst[1], worst[2], kmax_seen);
+  fprintf(stderr,
+          "  %s (%s, N = %d, |Gamma| = %d, %d steps): relative difference to direct-bpp: schur-bpp %.2e, "
+          "schur-pgs-sm %.2e, pgs-sm %.2e; max k %d\n",
+          name, tsr_partition_method_name(method), N, G, steps, worst[0], worst[1], worst[2], kmax_seen);
   fprintf(stderr, "    relative natural residuals: %.2e %.2e %.2e\n", res[0], res[1], res[2]);
-  for (int a = 0; a < 3; a++) ENSURE_MSG(worst[a] < tol, "%s: %s differs by %.3e", name, tsr_solver_type_name(types[a]), worst[a]);
+  for (int a = 0; a < 3; a++)
+    ENSURE_MSG(worst[a] < tol, "%s: %s differs by %.3e", name, tsr_solver_type_name(types[a]), worst[a]);
   for (int a = 0; a < 3; a++) tsr_solver_free(&s[a]);
   tsr_partition_free(&part);
   tsr_world_free(&w);

@@ -84,11 +84,12 @@ static void test_same_mlcp(void) {
     free(lam);
     free(set);
   }
-  fprintf(stderr, "schur-bpp on direct-bpp's MLCPs: %d of %d steps converged (%d with contact), worst relative "
+  fprintf(stderr,
+          "schur-bpp on direct-bpp's MLCPs: %d of %d steps converged (%d with contact), worst relative "
           "impulse difference on converged steps %.3e; subsystems %d, interface rows %d\n",
           converged, steps, contacts, worst, part.n_subsystems, part.n_interface_rows);
-  ENSURE(contacts > steps / 2);       // the chain is on the slope
-  ENSURE(converged > steps / 2);      // and the coupling iterations converge on most steps
+  ENSURE(contacts > steps / 2);   // the chain is on the slope
+  ENSURE(converged > steps / 2);  // and the coupling iterations converge on most steps
   ENSURE(part.n_subsystems == 4);
   ENSURE(worst < 1e-6);
   tsr_solver_free(&s);

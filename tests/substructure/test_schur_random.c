@@ -37,8 +37,8 @@ static double rel_err(const double *a, const double *b, int m) {
   return e / fmax(1.0, s);
 }
 
-static void run_solver(TsrSolverType type, const TsrMlcp *p, const TsrPartition *part, const double *ls,
-                       int bilateral, Tally *t) {
+static void run_solver(TsrSolverType type, const TsrMlcp *p, const TsrPartition *part, const double *ls, int bilateral,
+                       Tally *t) {
   TsrSolverParams prm;
   tsr_solver_default_params(type, &prm);
   prm.warm_start = 0;
@@ -68,8 +68,10 @@ static void run_solver(TsrSolverType type, const TsrMlcp *p, const TsrPartition 
     t->matched += e < 1e-6;
   }
   if (!st.converged && st.coupling_iterations > 0) {
-    if (st.coupling_iterations >= prm.max_coupling_iterations) t->at_kmax++;
-    else t->cycled++;
+    if (st.coupling_iterations >= prm.max_coupling_iterations)
+      t->at_kmax++;
+    else
+      t->cycled++;
     t->worst_unconv_res = fmax(t->worst_unconv_res, rel);
   }
   if (bilateral && type == TSR_SOLVER_SCHUR_BPP)
