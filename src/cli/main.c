@@ -64,6 +64,9 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(argv[1], "--version")) {
     printf("tessera %s\n", TSR_VERSION);
+    // What the OpenMP threads run with (default_omp_wait above).
+    const char *pol = getenv("OMP_WAIT_POLICY"), *spin = getenv("GOMP_SPINCOUNT");
+    printf("OpenMP wait: OMP_WAIT_POLICY=%s GOMP_SPINCOUNT=%s\n", pol ? pol : "(unset)", spin ? spin : "(unset)");
     return 0;
   }
   const char *cmd = argv[1];

@@ -121,6 +121,24 @@ with tempfile.TemporaryDirectory() as tmp:
         pos = f["/bodies/position"][: n - 1]
         check(np.isfinite(pos).all(), "frames before the failing one are finite")
 
+    # OpenMP's wait (src/cli/main.c): tessera runs with GOMP_SPINCOUNT=1000
+    # unless the user set OMP_WAIT_POLICY or GOMP_SPINCOUNT (kept as given),
+    # or TSR_NO_REEXEC=1. --version reports what the process runs with.
+    base = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "TSR_NO_REEXEC")}
+    def version_env(extra):
+        p = subprocess.run([TESSERA, "--version"], capture_output=True, text=True, env=dict(base, **extra))
+        return p.returncode, p.stdout
+    rc, out_v = version_env({})
+    check(rc == 0 and "GOMP_SPINCOUNT=1000" in out_v and "OMP_WAIT_POLICY=(unset)" in out_v,
+          "default: GOMP_SPINCOUNT=1000 (%s)" % out_v.strip().replace("\n", "; "))
+    rc, out_v = version_env({"OMP_WAIT_POLICY": "passive"})
+    check(rc == 0 and "OMP_WAIT_POLICY=passive" in out_v and "GOMP_SPINCOUNT=(unset)" in out_v,
+          "a user's OMP_WAIT_POLICY is kept, no spin count added")
+    rc, out_v = version_env({"GOMP_SPINCOUNT": "77"})
+    check(rc == 0 and "GOMP_SPINCOUNT=77" in out_v, "a user's GOMP_SPINCOUNT is kept")
+    rc, out_v = version_env({"TSR_NO_REEXEC": "1"})
+    check(rc == 0 and "GOMP_SPINCOUNT=(unset)" in out_v, "TSR_NO_REEXEC=1: libgomp's default")
+
     # tessera compare: the table, --json, --cond. hanging_chain is bilateral:
     # schur-bpp must converge in exactly one coupling iteration on every step
     # (seed 000 §4: with no unilateral rows the interface solve is exact).
