@@ -40,6 +40,11 @@ machine. What is run:
     rock_pile and large_rock_pile (every partitioner and refinement,
     schur-bpp, --partition-steps steps; 0 skips it).
 
+The header gives the cores the machine had for nproc busy processes at once,
+measured at the start, before the whole runs and after the shared-cores runs:
+a stretch with the second core mostly gone makes the multi-threaded numbers
+incomparable (seen twice on this VM).
+
 The paper's numbers (6-core i7, their implementation, their scenes) stand
 beside ours; the scenes are ours (examples/, SCENES.md), built from what the
 papers give. Run with Debian's python3 (/usr/bin/python3); matplotlib for the
@@ -48,11 +53,13 @@ plot (skipped with a note when missing).
 import argparse
 import datetime
 import json
+import multiprocessing
 import os
 import platform
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WHOLE = ["chain_drop", "chain_wrap"]
@@ -108,6 +115,28 @@ def compare(tessera, model, solvers, steps, threads=0, extra=(), cond=False):
             return []
         with open(out) as f:
             return json.load(f)["rows"]
+
+
+def _busy(n):
+    t = time.perf_counter()
+    x = 0
+    for i in range(n):
+        x += i
+    return time.perf_counter() - t
+
+
+def capacity(n=None, work=3_000_000):
+    """Cores the machine gives n busy processes at once (n: every core): n
+    times one process's time over the time of n at once. On this shared VM
+    the second core is sometimes mostly gone for minutes; the multi-threaded
+    numbers of such a stretch are not comparable."""
+    n = n or os.cpu_count() or 1
+    one = min(_busy(work) for _ in range(3))
+    with multiprocessing.Pool(n) as pool:
+        t = time.perf_counter()
+        pool.map(_busy, [work] * n)
+        many = time.perf_counter() - t
+    return n * one / many
 
 
 def at_once(tessera, model, solver, steps, threads, copies, env):
@@ -270,6 +299,7 @@ def main(argv=None):
         log("note: no examples/%s.yaml, skipped" % s)
         del models[s]
 
+    caps = [("start", capacity())]
     results, cond_rows, t4, scal = {}, {}, {}, {}
     for scene, model in models.items():
         log("table 3: %s" % scene)
@@ -312,6 +342,7 @@ def main(argv=None):
                     log("replay: %s, reference %s, %d threads" % (scene, ref, t))
                     replay[(scene, ref, t)] = bench_replay(rp_bin, models[scene], ref, t)
     whole = {}
+    caps.append(("before the whole runs", capacity()))
     if not a.no_whole:
         for scene in WHOLE:
             if scene not in models:
@@ -347,6 +378,7 @@ def main(argv=None):
             os.environ.clear()
             os.environ.update(saved)
 
+    caps.append(("after the shared-cores runs", capacity()))
     part_md = None
     if a.partition_steps > 0:
         log("seed 003 table 1 (postproc/bench_partition.py, %d steps)" % a.partition_steps)
@@ -377,6 +409,9 @@ def main(argv=None):
            "side by side in one process), not across regenerations." % (
                datetime.date.today().isoformat(), commit, " + local changes" if dirty else "", platform.node(),
                cpu, os.cpu_count() or 1, platform.platform()),
+           "", "Cores available to %d busy processes at once (postproc/benchmarks.py capacity; the second core "
+           "of this VM is sometimes mostly gone for minutes, and multi-threaded numbers from such a stretch are "
+           "not comparable): %s." % (os.cpu_count() or 1, ", ".join("%.2f (%s)" % (c, w) for w, c in caps)),
            "", "Seed 000's numbers are from a 6-core i7, with their own implementation of the scenes; ours are "
            "rebuilt from what the papers give (examples/, SCENES.md).", ""]
     out += ["## Table 3: solve time per step", ""] + table3(results, a.steps, a.slow_steps) + [""]
