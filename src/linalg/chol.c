@@ -80,6 +80,7 @@ int tsr_chol_set_matrix(int m, const int *Ap, const int *Ai, const double *Ax, i
   c->Ap = Ap;
   c->Ai = Ai;
   c->Ax = Ax;
+  c->Ad = NULL;
   c->symmetric = symmetric;
   c->method = TSR_CHOL_NONE;
   c->gen++;  // the values may have changed: no dense update across this
@@ -180,7 +181,18 @@ static int ensure_order(TsrChol *c) {
   return 0;
 }
 
+void tsr_chol_set_dense(const double *dense, TsrChol *c) { c->Ad = dense; }
+
 void tsr_chol_gather_dense(const int *F, int nf, double shift, int ld, TsrChol *c) {
+  if (c->Ad) {
+    for (int col = 0; col < nf; col++) {
+      double *dc = c->D + (size_t)col * ld;
+      const double *ac = c->Ad + (size_t)F[col] * (size_t)c->m;
+      for (int r = 0; r < nf; r++) dc[r] = ac[F[r]];
+      dc[col] += shift;
+    }
+    return;
+  }
   for (int col = 0; col < nf; col++) {
     double *dc = c->D + (size_t)col * ld;
     memset(dc, 0, (size_t)nf * sizeof *dc);

@@ -69,6 +69,11 @@ void tsr_chol_free(TsrChol **c);
 // differs from the previous matrix's. Returns 0, or < 0 on allocation failure.
 int tsr_chol_set_matrix(int m, const int *Ap, const int *Ai, const double *Ax, int symmetric, TsrChol *c);
 
+// After tsr_chol_set_matrix (which clears it): the same matrix as a dense
+// column-major m x m array (TsrMlcp.dense), or NULL. Dense factors are then
+// gathered from it. Referenced, not copied, like the CSC arrays.
+void tsr_chol_set_dense(const double *dense, TsrChol *c);
+
 // Factorises A_FF, F = F[0..nf) strictly increasing. Returns 0 on success,
 // < 0 when A_FF is numerically singular (or on allocation failure).
 int tsr_chol_factor(const int *F, int nf, TsrChol *c);

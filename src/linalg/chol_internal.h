@@ -32,6 +32,7 @@ struct TsrChol {
   int m;
   const int *Ap, *Ai;
   const double *Ax;
+  const double *Ad;  // the same matrix dense (column-major, ld = m), or NULL (tsr_chol_set_dense)
   int symmetric;
   // Copy of the pattern the ordering was computed for.
   int *pat_p, *pat_i;

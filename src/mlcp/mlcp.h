@@ -52,13 +52,19 @@ void tsr_rowset_free(TsrRowSet *s);
 // column j is also row j. Problems read from files may be nonsymmetric
 // (`symmetric` = 0).
 typedef struct {
-  int m;               // number of rows and columns
-  int *Ap;             // [m+1]
-  int *Ai;             // [nnz]
-  double *Ax;          // [nnz]
-  double *b;           // [m]
-  double *lo, *hi;     // [m]
-  int symmetric;       // 1 when A = A^T (exactly, by construction)
+  int m;            // number of rows and columns
+  int *Ap;          // [m+1]
+  int *Ai;          // [nnz]
+  double *Ax;       // [nnz]
+  double *b;        // [m]
+  double *lo, *hi;  // [m]
+  int symmetric;    // 1 when A = A^T (exactly, by construction)
+  // Optional: A as a dense column-major m x m array (leading dimension m),
+  // the same values as the CSC arrays, or NULL. Set by the owner of a dense
+  // problem (S_Gamma of a pile, solvers/schur.c) and not owned here; the
+  // loops over A's columns then read it: the same sums in the same order,
+  // without the index loads (solvers/bpp.c, solvers/pn.c, linalg/chol.c).
+  const double *dense;
   int cap_nnz, cap_m;  // allocated sizes (the struct is reused step to step)
   void *work;          // scratch of tsr_mlcp_assemble, owned (freed by tsr_mlcp_free)
 } TsrMlcp;

@@ -200,11 +200,18 @@ static int solve_set(const TsrMlcp *p, double amax, double *lambda, TsrBpp *b, i
       lambda[i] = b->s[i] == TSR_INDEX_LOWER ? p->lo[i] : p->hi[i];
     }
   }
-  // rhs_F = -b_F - A_FT lambda_T
+  // rhs_F = -b_F - A_FT lambda_T (with a dense A, the same sums in the same
+  // order: column j's rows F[k])
+  const double *Ad = p->dense;
   for (int k = 0; k < nf; k++) rhs[k] = -p->b[F[k]];
   for (int j = 0; j < m; j++) {
     if (loc[j] >= 0 || lambda[j] == 0.0) continue;
     double lj = lambda[j];
+    if (Ad) {
+      const double *col = Ad + (size_t)j * (size_t)m;
+      for (int k = 0; k < nf; k++) rhs[k] -= col[F[k]] * lj;
+      continue;
+    }
     for (int q = Ap[j]; q < Ap[j + 1]; q++) {
       int k = loc[Ai[q]];
       if (k >= 0) rhs[k] -= Ax[q] * lj;
@@ -241,6 +248,11 @@ factored:
     for (int c = 0; c < nf; c++) {
       int j = F[c];
       double xc = x[c];
+      if (Ad) {
+        const double *col = Ad + (size_t)j * (size_t)m;
+        for (int k = 0; k < nf; k++) r[k] -= col[F[k]] * xc;
+        continue;
+      }
       for (int q = Ap[j]; q < Ap[j + 1]; q++) {
         int k = loc[Ai[q]];
         if (k >= 0) r[k] -= Ax[q] * xc;
@@ -277,6 +289,7 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
   if (!(b->reuse && b->matrix_set)) {
     b->fset_valid = 0;
     if (tsr_chol_set_matrix(m, p->Ap, p->Ai, p->Ax, p->symmetric, b->chol)) return -1;
+    tsr_chol_set_dense(p->dense, b->chol);
     b->matrix_set = b->reuse;
   }
   const double *lo = p->lo, *hi = p->hi;
@@ -462,6 +475,7 @@ int tsr_bpp_factor(const TsrMlcp *p, const int8_t *set, double shift, const int 
   if (!(b->reuse && b->matrix_set)) {
     b->fset_valid = 0;
     if (tsr_chol_set_matrix(m, p->Ap, p->Ai, p->Ax, p->symmetric, b->chol)) return -1;
+    tsr_chol_set_dense(p->dense, b->chol);
     b->matrix_set = b->reuse;
   }
   int n = 0;

@@ -138,6 +138,17 @@ static int reserve(TsrPn *pn, int m) {
 
 static double clamp(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+// y += alpha A_j (column j of A), from p->dense when there is one (the same
+// terms: its zero entries add nothing).
+static void add_column(const TsrMlcp *p, int j, double alpha, double *y) {
+  if (p->dense) {
+    const double *col = p->dense + (size_t)j * (size_t)p->m;
+    for (int r = 0; r < p->m; r++) y[r] += col[r] * alpha;
+    return;
+  }
+  for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) y[p->Ai[q]] += p->Ax[q] * alpha;
+}
+
 // Armijo along the projection arc lambda(a) = P[lambda + a d], a = *pa,
 // *pa / 2, ... (max_trials values): returns 1 with the accepted a in *pa, the
 // decrease of f in *pdec and lambda(a) in pn->trial, or 0. The test (see the
@@ -262,11 +273,7 @@ static int arc_search(const TsrMlcp *p, const double *lambda, const double *w, c
       double quad = 0.0;
       if (ls == 0) {
         for (int i = 0; i < m; i++) P[i] = a * Ad1[i];
-        for (int k = 0; k < nc; k++) {
-          int j = C[k];
-          double cj = D[j] - a * d[j];
-          for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) P[p->Ai[q]] += p->Ax[q] * cj;
-        }
+        for (int k = 0; k < nc; k++) add_column(p, C[k], D[C[k]] - a * d[C[k]], P);
         for (int i = 0; i < m; i++) quad += D[i] * P[i];
       } else {
         if (ncs >= 0 && stay == nc && ncs - stay <= nc) {
@@ -278,10 +285,8 @@ static int arc_search(const TsrMlcp *p, const double *lambda, const double *w, c
               continue;
             }
             inC[j] = 0;
-            for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) {
-              P[p->Ai[q]] -= p->Ax[q] * B[j];
-              Qs[p->Ai[q]] -= p->Ax[q] * d[j];
-            }
+            add_column(p, j, -B[j], P);
+            add_column(p, j, -d[j], Qs);
           }
           ncs = kept;
         } else {
@@ -291,10 +296,8 @@ static int arc_search(const TsrMlcp *p, const double *lambda, const double *w, c
             int j = Cs[k] = C[k];
             B[j] = D[j];
             inC[j] = 1;
-            for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) {
-              P[p->Ai[q]] += p->Ax[q] * B[j];
-              Qs[p->Ai[q]] += p->Ax[q] * d[j];
-            }
+            add_column(p, j, B[j], P);
+            add_column(p, j, d[j], Qs);
           }
           ncs = nc;
         }
@@ -383,6 +386,7 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
     return 0;
   }
   if (reserve(pn, m) || tsr_chol_set_matrix(m, p->Ap, p->Ai, p->Ax, 1, pn->chol)) return -1;
+  tsr_chol_set_dense(p->dense, pn->chol);
   double amax = 0.0, bmax = 0.0;
   for (int q = 0; q < p->Ap[m]; q++) amax = tsr_maxd(amax, fabs(p->Ax[q]));
   for (int i = 0; i < m; i++) bmax = tsr_maxd(bmax, fabs(p->b[i]));

@@ -90,6 +90,11 @@ typedef struct {
   double *spa;
   int cap_inv, cap_col, cap_spa_threads;
   int iface_pattern;  // iface holds S_Gamma's pattern for this partition (tsr_substructure_interface)
+  // iface as a dense array too when it is dense (iface.dense; schur.c
+  // iface_dense); dense_zeros: it holds zeros outside iface's pattern.
+  double *dense;
+  size_t cap_dense;
+  int dense_zeros;
   TsrBpp *ibpp;
   TsrBppRetry *iretry;
   TsrPgsSm *ipgs;
