@@ -39,8 +39,8 @@ struct TsrChol {
   int pat_m, pat_nnz, cap_pat_m, cap_pat_nnz;
   int have_order;
   int pattern_checked;  // pat_p / pat_i compared with the matrix since tsr_chol_set_matrix
-  int *perm;     // [m] AMD order of the whole A
-  int *cmember;  // [m] tsr_chol_order_last: 1 = order last (CAMD), or NULL
+  int *perm;            // [m] AMD order of the whole A
+  int *cmember;         // [m] tsr_chol_order_last: 1 = order last (CAMD), or NULL
   int cap_cmember, use_last, last_m;
   // The submatrix.
   int *loc;  // [m] local index in F or -1
