@@ -219,17 +219,41 @@ int tsr_chol_dense_llt(const int *F, int nf, double shift, TsrChol *c) {
   return rc;
 }
 
+#define SMALL_SOLVE 64
+
+// L L^T x = x for a small factor: column sweeps (forward by axpy, backward by
+// dot products with four partial sums), no packing.
+static void small_solve(int n, const double *L, int ld, double *x) {
+  for (int j = 0; j < n; j++) {
+    const double *l = L + (size_t)j * ld;
+    double xj = x[j] /= l[j];
+    for (int i = j + 1; i < n; i++) x[i] -= l[i] * xj;
+  }
+  for (int j = n - 1; j >= 0; j--) {
+    const double *l = L + (size_t)j * ld;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int i = j + 1;
+    for (; i + 3 < n; i += 4)
+      s0 += l[i] * x[i], s1 += l[i + 1] * x[i + 1], s2 += l[i + 2] * x[i + 2], s3 += l[i + 3] * x[i + 3];
+    for (; i < n; i++) s0 += l[i] * x[i];
+    x[j] = (x[j] - ((s0 + s1) + (s2 + s3))) / l[j];
+  }
+}
+
 int tsr_chol_dense_solve(const double *rhs, double *x, TsrChol *c) {
   int nf = c->nf, one = 1, info = 0, ld = c->dld;
+  double *t = c->dident ? x : c->dscr;
   if (c->dident) {
     if (x != rhs) memcpy(x, rhs, (size_t)nf * sizeof *x);
-    dpotrs_("L", &nf, &one, c->D, &ld, x, &nf, &info);
-    return info ? -1 : 0;
+  } else {
+    for (int k = 0; k < nf; k++) t[c->fperm[k]] = rhs[k];
   }
-  double *t = c->dscr;
-  for (int k = 0; k < nf; k++) t[c->fperm[k]] = rhs[k];
-  dpotrs_("L", &nf, &one, c->D, &ld, t, &nf, &info);
-  for (int k = 0; k < nf; k++) x[k] = t[c->fperm[k]];
+  if (nf <= SMALL_SOLVE)
+    small_solve(nf, c->D, ld, t);
+  else
+    dpotrs_("L", &nf, &one, c->D, &ld, t, &nf, &info);
+  if (!c->dident)
+    for (int k = 0; k < nf; k++) x[k] = t[c->fperm[k]];
   return info ? -1 : 0;
 }
 
