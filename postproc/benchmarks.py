@@ -139,16 +139,23 @@ def capacity(n=None, work=3_000_000):
     return n * one / many
 
 
+# The variables that set how OpenMP threads wait (src/cli/main.c).
+WAIT_VARS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "TSR_NO_REEXEC")
+
+
 def at_once(tessera, model, solver, steps, threads, copies, env):
-    """`copies` runs of `tessera compare` started together with the extra
-    environment `env`; returns their mean solve ms per step (a list)."""
+    """`copies` runs of `tessera compare` started together, with this
+    environment's wait variables replaced by `env`; returns their mean solve
+    ms per step (a list)."""
+    run_env = {k: v for k, v in os.environ.items() if k not in WAIT_VARS}
+    run_env.update(env)
     outs, procs = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(copies):
             out = os.path.join(tmp, "c%d.json" % k)
             cmd = [tessera, "compare", model, "--solvers", solver, "--quiet", "--json", out, "--steps", str(steps),
                    "--threads", str(threads)]
-            procs.append(subprocess.Popen(cmd, env=dict(os.environ, **env), stdout=subprocess.DEVNULL,
+            procs.append(subprocess.Popen(cmd, env=run_env, stdout=subprocess.DEVNULL,
                                           stderr=subprocess.PIPE, text=True))
             outs.append(out)
         log("  %d x %s compare %s --solvers %s --steps %d --threads %d %s" % (
@@ -357,26 +364,17 @@ def main(argv=None):
                 whole[(scene, t)] = {name: sorted(rs, key=lambda r: r["mean_ms"])[len(rs) // 2]
                                      for name, rs in runs.items()}
 
-    # Shared cores: a batch script running several models at once. Environment
-    # variables unset here are unset in the runs (os.environ otherwise).
+    # Shared cores: a batch script running several models at once.
     shared = []
     if a.shared_steps > 0 and "chain_wrap" in models:
-        base = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "TSR_NO_REEXEC")}
-        saved = dict(os.environ)
-        os.environ.clear()
-        os.environ.update(base)
         copies = max(2, a.threads)
-        try:
-            for label, env in (("tessera's default (GOMP_SPINCOUNT=1000)", {}),
-                               ("libgomp's default (TSR_NO_REEXEC=1)", {"TSR_NO_REEXEC": "1"}),
-                               ("OMP_WAIT_POLICY=passive", {"OMP_WAIT_POLICY": "passive"})):
-                log("shared cores: %s" % label)
-                alone = at_once(a.tessera, models["chain_wrap"], "schur-bpp", a.shared_steps, a.threads, 1, env)
-                many = at_once(a.tessera, models["chain_wrap"], "schur-bpp", a.shared_steps, a.threads, copies, env)
-                shared.append((label, alone, many, copies))
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
+        for label, env in (("tessera's default (GOMP_SPINCOUNT=1000)", {}),
+                           ("libgomp's default (TSR_NO_REEXEC=1)", {"TSR_NO_REEXEC": "1"}),
+                           ("OMP_WAIT_POLICY=passive", {"OMP_WAIT_POLICY": "passive"})):
+            log("shared cores: %s" % label)
+            alone = at_once(a.tessera, models["chain_wrap"], "schur-bpp", a.shared_steps, a.threads, 1, env)
+            many = at_once(a.tessera, models["chain_wrap"], "schur-bpp", a.shared_steps, a.threads, copies, env)
+            shared.append((label, alone, many, copies))
 
     caps.append(("after the shared-cores runs", capacity()))
     part_md = None

@@ -263,21 +263,8 @@ int tsr_mlcp_from_dense(int m, const double *A, const double *b, const double *l
 
 void tsr_mlcp_matvec(const TsrMlcp *p, const double *x, double *y) {
   memset(y, 0, (size_t)p->m * sizeof *y);
-  if (p->dense) {  // the same sums, in the same order (a zero entry adds 0)
-    int m = p->m;
-    for (int j = 0; j < m; j++) {
-      double xj = x[j];
-      if (xj == 0.0) continue;
-      const double *col = p->dense + (size_t)j * (size_t)m;
-      for (int i = 0; i < m; i++) y[i] += col[i] * xj;
-    }
-    return;
-  }
-  for (int j = 0; j < p->m; j++) {
-    double xj = x[j];
-    if (xj == 0.0) continue;
-    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) y[p->Ai[q]] += p->Ax[q] * xj;
-  }
+  for (int j = 0; j < p->m; j++)
+    if (x[j] != 0.0) tsr_mlcp_add_column(p, j, x[j], y);
 }
 
 void tsr_mlcp_slack(const TsrMlcp *p, const double *lambda, double *w) {

@@ -127,4 +127,15 @@ int tsr_mlcp_from_dense(int m, const double *A, const double *b, const double *l
 // y = A x (any A, column-oriented product).
 void tsr_mlcp_matvec(const TsrMlcp *p, const double *x, double *y);
 
+// y += alpha A_j (column j of A), from p->dense when there is one: the same
+// terms in the same order (its zero entries add nothing).
+static inline void tsr_mlcp_add_column(const TsrMlcp *p, int j, double alpha, double *y) {
+  if (p->dense) {
+    const double *col = p->dense + (size_t)j * (size_t)p->m;
+    for (int r = 0; r < p->m; r++) y[r] += col[r] * alpha;
+    return;
+  }
+  for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) y[p->Ai[q]] += p->Ax[q] * alpha;
+}
+
 #endif

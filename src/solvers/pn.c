@@ -138,24 +138,26 @@ static int reserve(TsrPn *pn, int m) {
 
 static double clamp(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-// y += alpha A_j (column j of A), from p->dense when there is one (the same
-// terms: its zero entries add nothing).
-static void add_column(const TsrMlcp *p, int j, double alpha, double *y) {
-  if (p->dense) {
-    const double *col = p->dense + (size_t)j * (size_t)p->m;
-    for (int r = 0; r < p->m; r++) y[r] += col[r] * alpha;
-    return;
-  }
-  for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) y[p->Ai[q]] += p->Ax[q] * alpha;
+#define FACE_MAX_CLIPPED 3
+
+static int face_setting = -1;  // -1: from TSR_PN_NO_FACE at the first solve
+
+void tsr_pn_set_face(int on) { face_setting = on != 0; }
+
+int tsr_pn_face(void) {
+  if (face_setting < 0) face_setting = !tsr_env_flag("TSR_PN_NO_FACE");
+  return face_setting;
 }
 
 // Armijo along the projection arc lambda(a) = P[lambda + a d], a = *pa,
 // *pa / 2, ... (max_trials values): returns 1 with the accepted a in *pa, the
 // decrease of f in *pdec and lambda(a) in pn->trial, or 0. The test (see the
-// top) needs w^T D and D^T A D, D = lambda(a) - lambda.
+// top) needs w^T D and D^T A D, D = lambda(a) - lambda. arc_prepare forms
+// what depends on d only, once per direction (the full step and the rest of
+// the arc are two searches).
 //
 // D = a d except in the rows the projection clips, where c = D - a d is
-// nonzero; so A D = a (A d) + A c, with A d formed once per search. Those
+// nonzero; so A D = a (A d) + A c, with A d formed once per direction. Those
 // rows are among Q, the rows that the full step a = 1 takes out of the box
 // (lambda + a d is monotone in a, in floating point too). When Q is a small
 // part of the rows (the subsystems and whole systems of piles), a trial
@@ -170,30 +172,25 @@ static void add_column(const TsrMlcp *p, int j, double alpha, double *y) {
 // and lose the columns of the rows that leave the clipped set (see the
 // branch). The search halves a up to 40 times; on chain_drop's piles it
 // was a fifth of both solvers' time with a sweep per trial.
-#define FACE_MAX_CLIPPED 3
-
-static int face_setting = -1;  // -1: from TSR_PN_NO_FACE at the first solve
-
-void tsr_pn_set_face(int on) { face_setting = on != 0; }
-
-int tsr_pn_face(void) {
-  if (face_setting < 0) face_setting = !tsr_env_flag("TSR_PN_NO_FACE");
-  return face_setting;
+// A d into pn->Ad1 and Q (the rows lambda + d leaves the box in) into
+// pn->clipped; returns |Q|.
+static int arc_prepare(const TsrMlcp *p, const double *lambda, const double *d, TsrPn *pn) {
+  tsr_mlcp_matvec(p, d, pn->Ad1);
+  int nq = 0;
+  for (int i = 0; i < p->m; i++) {
+    double v = lambda[i] + d[i];
+    if (v < p->lo[i] || v > p->hi[i]) pn->clipped[nq++] = i;
+  }
+  return nq;
 }
 
-static int arc_search(const TsrMlcp *p, const double *lambda, const double *w, const double *d, double model,
+static int arc_search(const TsrMlcp *p, const double *lambda, const double *w, const double *d, int nq, double model,
                       double sigma, int max_trials, double *pa, double *pdec, TsrPn *pn) {
   int m = p->m;
   const double *lo = p->lo, *hi = p->hi;
   const int8_t *binding = pn->binding;
   double *trial = pn->trial, *D = pn->delta, *Ad1 = pn->Ad1, *aux = pn->Ad;
-  tsr_mlcp_matvec(p, d, Ad1);
-  int nq = 0, *Q = pn->clipped;
-  for (int i = 0; i < m; i++) {
-    double v = lambda[i] + d[i];
-    if (v < lo[i] || v > hi[i]) Q[nq++] = i;
-  }
-  int *C = Q + nq, accepted = 0;
+  int *Q = pn->clipped, *C = Q + nq, accepted = 0;
   double a = *pa;
   if (4 * nq <= m && (double)p->Ap[m] < 0.25 * (double)m * (double)m) {
     double wdR = 0.0, wdRB = 0.0, dAdR = 0.0;
@@ -273,7 +270,7 @@ static int arc_search(const TsrMlcp *p, const double *lambda, const double *w, c
       double quad = 0.0;
       if (ls == 0) {
         for (int i = 0; i < m; i++) P[i] = a * Ad1[i];
-        for (int k = 0; k < nc; k++) add_column(p, C[k], D[C[k]] - a * d[C[k]], P);
+        for (int k = 0; k < nc; k++) tsr_mlcp_add_column(p, C[k], D[C[k]] - a * d[C[k]], P);
         for (int i = 0; i < m; i++) quad += D[i] * P[i];
       } else {
         if (ncs >= 0 && stay == nc && ncs - stay <= nc) {
@@ -285,8 +282,8 @@ static int arc_search(const TsrMlcp *p, const double *lambda, const double *w, c
               continue;
             }
             inC[j] = 0;
-            add_column(p, j, -B[j], P);
-            add_column(p, j, -d[j], Qs);
+            tsr_mlcp_add_column(p, j, -B[j], P);
+            tsr_mlcp_add_column(p, j, -d[j], Qs);
           }
           ncs = kept;
         } else {
@@ -296,8 +293,8 @@ static int arc_search(const TsrMlcp *p, const double *lambda, const double *w, c
             int j = Cs[k] = C[k];
             B[j] = D[j];
             inC[j] = 1;
-            add_column(p, j, B[j], P);
-            add_column(p, j, d[j], Qs);
+            tsr_mlcp_add_column(p, j, B[j], P);
+            tsr_mlcp_add_column(p, j, d[j], Qs);
           }
           ncs = nc;
         }
@@ -468,7 +465,8 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
     // the arc (a = 1/2, 1/4, ...) unless the face step already decreased f
     // by sigma w_F^T A_FF^-1 w_F (the full step's Armijo amount on F).
     double a = 1.0, dec = 0.0, fdec = 0.0;
-    int accepted = arc_search(p, lambda, w, d, model, sigma, 1, &a, &dec, pn), fr = 0, nf2 = 0;
+    int nq = arc_prepare(p, lambda, d, pn);
+    int accepted = arc_search(p, lambda, w, d, nq, model, sigma, 1, &a, &dec, pn), fr = 0, nf2 = 0;
     const double *step = trial;
     if (!accepted && face_on && nf > 0) {
       fr = face_step(p, lambda, w, d, nf, mu, amax, &fdec, &nf2, pn, stats);
@@ -478,7 +476,7 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
     int face_ok = fr > 0 && fdec > 0.0 && fdec >= sigma * model;
     if (!accepted && !face_ok) {
       a = 0.5;
-      accepted = arc_search(p, lambda, w, d, model, sigma, 39, &a, &dec, pn);
+      accepted = arc_search(p, lambda, w, d, nq, model, sigma, 39, &a, &dec, pn);
       face_ok = fr > 0 && fdec > 0.0 && fdec > (accepted ? dec : 0.0);
     }
     if (face_ok) {
