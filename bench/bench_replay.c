@@ -180,13 +180,10 @@ int main(int argc, char **argv) {
     Cand *c = &b.c[b.nc++];
     c->type = t;
     TsrSolverParams p;
-    tsr_solver_default_params(t, &p);
-    p.max_pivots = m.settings.solver.max_pivots;
-    p.index_tolerance = m.settings.solver.index_tolerance;
-    p.iterations = m.settings.solver.iterations;
-    p.tolerance = m.settings.solver.tolerance;
-    p.warm_start = m.settings.solver.warm_start;
-    if (t != TSR_SOLVER_FBIC) p.max_coupling_iterations = m.settings.solver.max_coupling_iterations;
+    tsr_world_solver_params(&m, t, &p);
+    // fbic: seed 000 Table 1's k_max unless the model sets another (as in
+    // tessera compare)
+    if (t == TSR_SOLVER_FBIC && p.max_coupling_iterations == 10) p.max_coupling_iterations = 250;
     p.threads = threads;
     char err[256];
     if (!(c->solver = tsr_solver_create(&p, err, sizeof err))) return fprintf(stderr, "%s\n", err), 1;

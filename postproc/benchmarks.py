@@ -30,7 +30,7 @@ machine. What is run:
   * Whole runs: direct-bpp and schur-bpp over the whole duration of
     chain_drop and chain_wrap (the scenes of seed 000 §7.5's claim) at 1
     and nproc threads (--repeat runs each, the median kept), with schur-bpp's phase split and its fallbacks; and
-    the same on identical problems (build/bench/bench_replay, each solver
+    the same on identical problems (tessera compare --replay, each solver
     driving the trajectory in turn).
   * Shared cores: schur-bpp on chain_wrap (--shared-steps steps, nproc
     threads) alone and as nproc runs at once, with tessera's OpenMP wait
@@ -172,20 +172,12 @@ def at_once(tessera, model, solver, steps, threads, copies, env):
         return ms
 
 
-def bench_replay(binary, model, ref, threads):
-    """bench/bench_replay: direct-bpp and schur-bpp on the very MLCPs of a run
-    driven by `ref`; returns {solver: (mean ms, median ms, % converged)}."""
-    cmd = [binary, model, "--solvers", "direct-bpp,schur-bpp", "--ref", ref, "--threads", str(threads)]
-    log("  " + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd))
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    out = {}
-    for line in p.stdout.splitlines():
-        f = line.split()
-        if len(f) >= 7 and f[0] in ("direct-bpp", "schur-bpp") and f[1] not in ("per", "longest"):
-            out[f[0]] = (float(f[1]), float(f[2]), float(f[5]))
-    if len(out) < 2:
-        log("    failed (%d): %s" % (p.returncode, p.stderr.strip()[-400:]))
-    return out
+def replay(tessera, model, ref, threads):
+    """`tessera compare --replay REF`: direct-bpp and schur-bpp on the very
+    MLCPs of a run driven by `ref`, the model's whole duration; returns
+    {solver: JSON row}."""
+    rows = compare(tessera, model, ["direct-bpp", "schur-bpp"], None, threads, extra=("--replay", ref))
+    return {r["solver"]: r for r in rows}
 
 
 def ms(v):
@@ -338,16 +330,15 @@ def main(argv=None):
                 rows = compare(a.tessera, models[scene], ["direct-bpp", "schur-bpp"], a.steps, t)
                 scal[scene][t] = {r["solver"]: r["mean_ms"] for r in rows}
 
-    replay = {}
-    rp_bin = os.path.join(os.path.dirname(a.tessera), "bench", "bench_replay")
-    if not a.no_whole and os.access(rp_bin, os.X_OK):
+    replays = {}
+    if not a.no_whole:
         for scene in WHOLE:
             if scene not in models:
                 continue
             for ref in ("direct-bpp", "schur-bpp"):
                 for t in sorted({1, a.threads}):
                     log("replay: %s, reference %s, %d threads" % (scene, ref, t))
-                    replay[(scene, ref, t)] = bench_replay(rp_bin, models[scene], ref, t)
+                    replays[(scene, ref, t)] = replay(a.tessera, models[scene], ref, t)
     whole = {}
     caps.append(("before the whole runs", capacity()))
     if not a.no_whole:
@@ -454,19 +445,23 @@ def main(argv=None):
                 ms(ph.get("subsystems")), ms(ph.get("subsystems_longest")), ms(ph.get("merged")),
                 ms(ph.get("fallback")), sb.get("fallbacks", 0)))
         out.append("")
-    if replay:
+    if replays:
         out += ["The two solvers' trajectories diverge in chain_drop's pile-up (it is chaotic), so the means "
-                "above compare different piles. `build/bench/bench_replay` removes that: one run is driven by "
+                "above compare different piles. `tessera compare --replay REF` removes that: one run is driven by "
                 "the reference solver, and at every step both solvers solve the very MLCP it saw, from the same "
-                "warm start (mean / median ms, % of steps converged):", "",
-                "| scene | reference | threads | direct-bpp | schur-bpp | speedup (means) |",
-                "|---|---|---:|---:|---:|---:|"]
-        for (scene, ref, t), r in replay.items():
+                "warm start (mean / median ms, % of steps converged; med ratio: the median over steps of "
+                "direct-bpp's time over schur-bpp's on the same MLCP):", "",
+                "| scene | reference | threads | direct-bpp | schur-bpp | speedup (means) | med ratio |",
+                "|---|---|---:|---:|---:|---:|---:|"]
+        for (scene, ref, t), r in replays.items():
             d, sb = r.get("direct-bpp"), r.get("schur-bpp")
-            if not d or not sb:
+            if not d or not sb or not sb.get("mean_ms"):
                 continue
-            out.append("| %s | %s | %d | %s / %s (%.1f%%) | %s / %s (%.1f%%) | %.2fx |" % (
-                scene, ref, t, ms(d[0]), ms(d[1]), d[2], ms(sb[0]), ms(sb[1]), sb[2], d[0] / sb[0]))
+            mr = sb.get("median_ratio")
+            out.append("| %s | %s | %d | %s / %s (%.1f%%) | %s / %s (%.1f%%) | %.2fx | %s |" % (
+                scene, ref, t, ms(d["mean_ms"]), ms(d["median_ms"]), d["pct_converged"], ms(sb["mean_ms"]),
+                ms(sb["median_ms"]), sb["pct_converged"], d["mean_ms"] / sb["mean_ms"],
+                "-" if mr is None else "%.2fx" % mr))
         out.append("")
     if shared:
         out += ["## Shared cores", "",

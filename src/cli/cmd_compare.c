@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/compare.h"
 #include "cli/options.h"
 #include "model/model.h"
 #include "sim/world.h"
@@ -39,31 +40,24 @@ static const char compare_usage[] =
     "  --cond                measure cond(S_Gamma) at every coupling iteration of the\n"
     "                        substructured solvers (dense eigenvalues: slow; the\n"
     "                        times then include it)\n"
+    "  --replay S            time every solver on the same MLCPs: the model runs once\n"
+    "                        with solver S, and at each step every listed solver\n"
+    "                        solves the MLCP S was given, from the same warm start.\n"
+    "                        On chaotic scenes (piles, collapses) whole runs part\n"
+    "                        trajectories; this compares the solvers alone\n"
     "  -q, --quiet           no progress lines\n"
     "\n"
     "fbic uses k_max = 250 (seed 000 Table 1) unless settings.solver.max_coupling_iterations\n"
     "is set to something other than the default 10.\n";
-
-typedef struct {
-  const char *name;
-  int ok;
-  long steps;
-  double mean_ms, median_ms, mean_k, pct_kmax, median_err, max_joint, max_pen;
-  double part_ms, setup_ms, schur_ms, iface_ms, subs_ms, fallback_ms;
-  double schur_longest_ms, subs_longest_ms, merged_ms;  // tsr_solver_critical_seconds
-  int substructured, subsystems, interface_rows;
-  double mean_subsystems, mean_interface_rows, cond_mean;
-  int min_bodies, max_bodies;  // bodies per subsystem over every step
-  int fallbacks;
-  char partition[64];
-} Row;
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
-static double median(double *v, long n) {
+typedef TsrCompareRow Row;
+
+double tsr_compare_median(double *v, long n) {
   if (n <= 0) return NAN;
   qsort(v, (size_t)n, sizeof *v, cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
@@ -104,7 +98,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *ro
   }
   int status = 0;
   double sum_ms = 0, sum_k = 0, part = 0;
-  long at_kmax = 0, n = 0;
+  long at_kmax = 0, conv = 0, n = 0;
   row->substructured = t == TSR_SOLVER_SCHUR_BPP || t == TSR_SOLVER_SCHUR_PGS_SM || t == TSR_SOLVER_FBIC;
   while (w.step < steps) {
     int s = tsr_world_step(&w);
@@ -115,6 +109,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *ro
     sum_k += st->coupling_iterations;
     part += st->partition_seconds;
     at_kmax += row->substructured && st->coupling_iterations >= kmax;
+    conv += st->converged != 0;
     if (st->joint_error > row->max_joint || isnan(st->joint_error)) row->max_joint = st->joint_error;
     if (st->penetration > row->max_pen) row->max_pen = st->penetration;
     row->subsystems = st->subsystems;
@@ -146,8 +141,10 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *ro
   row->mean_ms = n ? sum_ms / (double)n : NAN;
   row->mean_k = n ? sum_k / (double)n : NAN;
   row->pct_kmax = n ? 100.0 * (double)at_kmax / (double)n : NAN;
-  row->median_ms = median(ms, n);
-  row->median_err = median(errs, n);
+  row->pct_conv = n ? 100.0 * (double)conv / (double)n : NAN;
+  row->median_ratio = NAN;
+  row->median_ms = tsr_compare_median(ms, n);
+  row->median_err = tsr_compare_median(errs, n);
   double setup, schur, iface, subs;
   if (n && !tsr_solver_phase_seconds(w.solver, &setup, &schur, &iface, &subs)) {
     row->part_ms = 1e3 * part / (double)n;
@@ -185,7 +182,7 @@ static void json_num(FILE *f, const char *key, double v, int last) {
 
 // The table as JSON (postproc/benchmarks.py reads it): written to a temporary
 // name and renamed, so a reader never sees half a file.
-static int write_json(const char *path, const char *model, int ns, const Row *rows) {
+static int write_json(const char *path, const char *model, const char *replay, int ns, const Row *rows) {
   size_t len = strlen(path) + 8;
   char *tmp = malloc(len);
   if (!tmp) return -1;
@@ -198,7 +195,9 @@ static int write_json(const char *path, const char *model, int ns, const Row *ro
   }
   fprintf(f, "{\"model\": \"");
   for (const char *c = model; *c; c++) fprintf(f, (*c == '"' || *c == '\\') ? "\\%c" : "%c", *c);
-  fprintf(f, "\", \"threads\": %d, \"rows\": [\n", omp_get_max_threads());
+  fprintf(f, "\", \"threads\": %d, \"replay\": ", omp_get_max_threads());
+  fprintf(f, replay ? "\"%s\"" : "null", replay);
+  fprintf(f, ", \"rows\": [\n");
   for (int k = 0; k < ns; k++) {
     const Row *r = &rows[k];
     fprintf(f, "  {\"solver\": \"%s\", \"ok\": %s, \"steps\": %ld, \"partition\": \"%s\", ", r->name,
@@ -207,6 +206,8 @@ static int write_json(const char *path, const char *model, int ns, const Row *ro
     json_num(f, "median_ms", r->median_ms, 0);
     json_num(f, "mean_k", r->mean_k, 0);
     json_num(f, "pct_kmax", r->pct_kmax, 0);
+    json_num(f, "pct_converged", r->pct_conv, 0);
+    json_num(f, "median_ratio", r->median_ratio, 0);
     json_num(f, "median_err", r->median_err, 0);
     json_num(f, "max_joint", r->max_joint, 0);
     json_num(f, "max_pen", r->max_pen, 0);
@@ -240,9 +241,76 @@ static int write_json(const char *path, const char *model, int ns, const Row *ro
   return 0;
 }
 
+// Mean of direct-bpp's times when it is in the list and ran; else NaN.
+static double base_ms(int ns, const Row *rows) {
+  for (int k = 0; k < ns; k++)
+    if (!strcmp(rows[k].name, "direct-bpp") && rows[k].ok) return rows[k].mean_ms;
+  return NAN;
+}
+
+static void speedup(double base, double ms, char *sp, size_t n) {
+  snprintf(sp, n, "-");
+  if (isfinite(base) && ms > 0) snprintf(sp, n, "%.2fx", base / ms);
+}
+
+static void print_runs(const char *model, int ns, const Row *rows) {
+  double base = base_ms(ns, rows);
+  printf("model %s, %ld steps, %d threads\n", model, rows[0].steps, omp_get_max_threads());
+  printf("%-13s %10s %10s %8s %7s %7s %11s %11s %11s %5s %6s\n", "solver", "mean ms", "median ms", "speedup", "avg k",
+         "% kmax", "median err", "max joint", "max pen", "N", "|Gam|");
+  for (int k = 0; k < ns; k++) {
+    const Row *r = &rows[k];
+    char sp[32];
+    speedup(base, r->mean_ms, sp, sizeof sp);
+    printf("%-13s %10.3f %10.3f %8s %7.2f %7.1f %11.3e %11.3e %11.3e %5d %6d%s\n", r->name, r->mean_ms, r->median_ms,
+           sp, r->mean_k, r->pct_kmax, r->median_err, r->max_joint, r->max_pen, r->subsystems, r->interface_rows,
+           r->ok ? "" : "  (failed)");
+  }
+}
+
+// --replay: every solver solved the same MLCPs, so a per-step ratio is
+// meaningful; joint error and penetration are the reference trajectory's
+// (printed once above the table).
+static void print_replay(const char *model, const char *ref, int ns, const Row *rows) {
+  double base = base_ms(ns, rows);
+  printf("model %s, %ld steps, %d threads, same MLCPs: those of the %s run (max joint %.3e, max pen %.3e)\n", model,
+         rows[0].steps, omp_get_max_threads(), ref, rows[0].max_joint, rows[0].max_pen);
+  printf("%-13s %10s %10s %8s %9s %7s %7s %11s %7s %6s %8s\n", "solver", "mean ms", "median ms", "speedup", "med ratio",
+         "avg k", "% kmax", "median err", "% conv", "avg N", "avg|Gam|");
+  for (int k = 0; k < ns; k++) {
+    const Row *r = &rows[k];
+    char sp[32], mr[32] = "-";
+    speedup(base, r->mean_ms, sp, sizeof sp);
+    if (isfinite(r->median_ratio)) snprintf(mr, sizeof mr, "%.2fx", r->median_ratio);
+    printf("%-13s %10.3f %10.3f %8s %9s %7.2f %7.1f %11.3e %7.1f %6.1f %8.1f%s\n", r->name, r->mean_ms, r->median_ms,
+           sp, mr, r->mean_k, r->pct_kmax, r->median_err, r->pct_conv, r->mean_subsystems, r->mean_interface_rows,
+           r->ok ? "" : "  (reference failed)");
+  }
+  printf("(speedup: direct-bpp's mean over this one's; med ratio: the median of the per-step ratios)\n");
+}
+
+static void print_phases(int ns, const Row *rows) {
+  int any = 0;
+  for (int k = 0; k < ns; k++) any |= rows[k].substructured;
+  if (!any) return;
+  printf("\nper step, ms:  %10s %10s %10s %10s %10s %10s   %s\n", "partition", "extract", "S_Gamma", "interface",
+         "subsystems", "fallback", "fallbacks to direct");
+  for (int k = 0; k < ns; k++)
+    if (rows[k].substructured)
+      printf("%-13s  %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f   %d\n", rows[k].name, rows[k].part_ms, rows[k].setup_ms,
+             rows[k].schur_ms, rows[k].iface_ms, rows[k].subs_ms, rows[k].fallback_ms, rows[k].fallbacks);
+  // A parallel phase takes at least its longest task whatever the thread
+  // count: a phase near its longest is held by one subsystem.
+  printf("\nlongest, ms:   %14s %14s %14s\n", "S_Gamma block", "subsystem", "merged re-runs");
+  for (int k = 0; k < ns; k++)
+    if (rows[k].substructured)
+      printf("%-13s  %14.3f %14.3f %14.3f\n", rows[k].name, rows[k].schur_longest_ms, rows[k].subs_longest_ms,
+             rows[k].merged_ms);
+}
+
 int tsr_cmd_compare(int argc, char **argv) {
   const char *solvers = "direct-bpp,pgs,pgs-sm,schur-bpp,schur-pgs-sm,fbic";
-  const char *json = NULL;
+  const char *json = NULL, *replay = NULL;
   int cond = 0;
   char **args = calloc((size_t)argc + 1, sizeof *args);
   if (!args) return 1;
@@ -264,6 +332,15 @@ int tsr_cmd_compare(int argc, char **argv) {
         return 2;
       }
       json = argv[++i];
+    } else if (i > 0 && !strcmp(argv[i], "--replay")) {
+      if (i + 1 >= argc) {
+        tsr_cli_error("--replay needs a solver name");
+        free(args);
+        return 2;
+      }
+      replay = argv[++i];
+    } else if (i > 0 && !strncmp(argv[i], "--replay=", 9)) {
+      replay = argv[i] + 9;
     } else if (i > 0 && !strcmp(argv[i], "--cond")) {
       cond = 1;
     } else {
@@ -306,49 +383,26 @@ int tsr_cmd_compare(int argc, char **argv) {
   }
   Row rows[64];
   int status = 0;
-  for (int k = 0; k < ns; k++) {
-    int r = run_one(&o, names[k], cond, &rows[k]);
-    if (r == 2) {
-      status = 2;
-      break;
+  if (replay) {
+    status = tsr_compare_replay(&o, replay, names, ns, cond, rows);
+  } else {
+    for (int k = 0; k < ns; k++) {
+      int r = run_one(&o, names[k], cond, &rows[k]);
+      if (r == 2) {
+        status = 2;
+        break;
+      }
+      if (r) status = 1;
     }
-    if (r) status = 1;
   }
   if (status != 2) {
-    double base = NAN;
-    for (int k = 0; k < ns; k++)
-      if (!strcmp(names[k], "direct-bpp") && rows[k].ok) base = rows[k].mean_ms;
-    printf("model %s, %ld steps, %d threads\n", o.model, rows[0].steps, omp_get_max_threads());
-    printf("%-13s %10s %10s %8s %7s %7s %11s %11s %11s %5s %6s\n", "solver", "mean ms", "median ms", "speedup", "avg k",
-           "% kmax", "median err", "max joint", "max pen", "N", "|Gam|");
-    for (int k = 0; k < ns; k++) {
-      const Row *r = &rows[k];
-      char sp[32] = "-";
-      if (isfinite(base) && r->mean_ms > 0) snprintf(sp, sizeof sp, "%.2fx", base / r->mean_ms);
-      printf("%-13s %10.3f %10.3f %8s %7.2f %7.1f %11.3e %11.3e %11.3e %5d %6d%s\n", r->name, r->mean_ms, r->median_ms,
-             sp, r->mean_k, r->pct_kmax, r->median_err, r->max_joint, r->max_pen, r->subsystems, r->interface_rows,
-             r->ok ? "" : "  (failed)");
-    }
-    int any = 0;
-    for (int k = 0; k < ns; k++) any |= rows[k].substructured;
-    if (any) {
-      printf("\nper step, ms:  %10s %10s %10s %10s %10s %10s   %s\n", "partition", "extract", "S_Gamma", "interface",
-             "subsystems", "fallback", "fallbacks to direct");
-      for (int k = 0; k < ns; k++)
-        if (rows[k].substructured)
-          printf("%-13s  %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f   %d\n", rows[k].name, rows[k].part_ms,
-                 rows[k].setup_ms, rows[k].schur_ms, rows[k].iface_ms, rows[k].subs_ms, rows[k].fallback_ms,
-                 rows[k].fallbacks);
-      // A parallel phase takes at least its longest task whatever the thread
-      // count: a phase near its longest is held by one subsystem.
-      printf("\nlongest, ms:   %14s %14s %14s\n", "S_Gamma block", "subsystem", "merged re-runs");
-      for (int k = 0; k < ns; k++)
-        if (rows[k].substructured)
-          printf("%-13s  %14.3f %14.3f %14.3f\n", rows[k].name, rows[k].schur_longest_ms, rows[k].subs_longest_ms,
-                 rows[k].merged_ms);
-    }
+    if (replay)
+      print_replay(o.model, replay, ns, rows);
+    else
+      print_runs(o.model, ns, rows);
+    print_phases(ns, rows);
   }
-  if (status != 2 && json && write_json(json, o.model, ns, rows)) status = 1;
+  if (status != 2 && json && write_json(json, o.model, replay, ns, rows)) status = 1;
   free(list);
   tsr_run_options_free(&o);
   free(args);

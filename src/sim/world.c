@@ -27,16 +27,8 @@ int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen) {
   if (tsr_contact_init(&w->contacts, m, err, errlen)) return -1;
   tsr_mlcp_init(&w->mlcp);
   tsr_partition_init(&w->partition);
-  tsr_solver_default_params(m->settings.solver.type, &w->solver_params);
-  TsrSolverParams *p = &w->solver_params;
-  p->max_pivots = m->settings.solver.max_pivots;
-  p->index_tolerance = m->settings.solver.index_tolerance;
-  p->iterations = m->settings.solver.iterations;
-  p->tolerance = m->settings.solver.tolerance;
-  p->warm_start = m->settings.solver.warm_start;
-  p->max_coupling_iterations = m->settings.solver.max_coupling_iterations;
-  p->threads = m->settings.solver.threads;
-  w->solver = tsr_solver_create(p, err, errlen);
+  tsr_world_solver_params(m, m->settings.solver.type, &w->solver_params);
+  w->solver = tsr_solver_create(&w->solver_params, err, errlen);
   if (!w->solver) return -1;
   w->v_free = calloc(6 * (size_t)n + 1, sizeof(double));
   w->v_new = calloc(6 * (size_t)n + 1, sizeof(double));
@@ -124,13 +116,27 @@ static int substructured(TsrSolverType t) {
 // re-run every `partitioning.every` steps (rows are re-assigned every step,
 // since contacts come and go); whole-system solvers see one subsystem
 // holding every moving body.
+int tsr_world_partition(const TsrModel *m, long step, const TsrRowSet *rows, TsrSolverType type, TsrPartition *part) {
+  const TsrSettings *s = &m->settings;
+  if (!substructured(type)) return tsr_partition_build(m, rows, TSR_PARTITION_NONE, 0, part);
+  if (step % s->partitioning.every == 0 || part->n_bodies == 0)
+    return tsr_partition_build(m, rows, s->partitioning.method, s->partitioning.max_bodies, part);
+  return tsr_partition_assign_rows(rows, part);
+}
+
 static int partition(TsrWorld *w) {
-  const TsrSettings *s = &w->model->settings;
-  if (!substructured(s->solver.type))
-    return tsr_partition_build(w->model, &w->rows, TSR_PARTITION_NONE, 0, &w->partition);
-  if (w->step % s->partitioning.every == 0 || w->partition.n_bodies == 0)
-    return tsr_partition_build(w->model, &w->rows, s->partitioning.method, s->partitioning.max_bodies, &w->partition);
-  return tsr_partition_assign_rows(&w->rows, &w->partition);
+  return tsr_world_partition(w->model, w->step, &w->rows, w->model->settings.solver.type, &w->partition);
+}
+
+void tsr_world_solver_params(const TsrModel *m, TsrSolverType type, TsrSolverParams *p) {
+  tsr_solver_default_params(type, p);
+  p->max_pivots = m->settings.solver.max_pivots;
+  p->index_tolerance = m->settings.solver.index_tolerance;
+  p->iterations = m->settings.solver.iterations;
+  p->tolerance = m->settings.solver.tolerance;
+  p->warm_start = m->settings.solver.warm_start;
+  p->max_coupling_iterations = m->settings.solver.max_coupling_iterations;
+  p->threads = m->settings.solver.threads;
 }
 
 // Geometric stiffness (Andrews, Teichmann and Kry 2017; seed 000 §3 after

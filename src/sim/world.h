@@ -46,7 +46,7 @@ typedef struct TsrWorld {
   int bad_body;             // body with a non-finite state after the last step, or -1
   // Called (when set) with the assembled MLCP and the warm start, just before
   // the solver runs: benchmarks replay the same problem to other solvers
-  // (bench/bench_replay.c).
+  // (`tessera compare --replay`, cli/compare_replay.c; bench/bench_replay.c).
   void (*solve_hook)(const struct TsrWorld *w, void *ctx);
   void *solve_hook_ctx;
   // frame scratch
@@ -68,6 +68,17 @@ void tsr_world_free(TsrWorld *w);
 // One step of length h. Returns 0 on success; 1 when the solver failed (its
 // status in solve_status); 2 when the state became non-finite (bad_body).
 int tsr_world_step(TsrWorld *w);
+
+// The solver parameters a world makes from the model's settings for a solver
+// of the given type (the model's own type in tsr_world_create).
+void tsr_world_solver_params(const TsrModel *m, TsrSolverType type, TsrSolverParams *p);
+
+// Stage 3's policy for a solver of the given type at a step: one subsystem
+// for the whole-system solvers; else the model's partitioning method, re-run
+// every `partitioning.every` steps (and when part is empty), the rows
+// re-assigned in between. Benchmarks that replay a run's MLCPs to other
+// solvers (`tessera compare --replay`) keep one partition per solver this way.
+int tsr_world_partition(const TsrModel *m, long step, const TsrRowSet *rows, TsrSolverType type, TsrPartition *part);
 
 // The current state as a frame (rows of the last step unless `initial`).
 // The arrays live in the world until the next call.

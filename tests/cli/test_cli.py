@@ -165,6 +165,39 @@ with tempfile.TemporaryDirectory() as tmp:
     check(0.0 < sl <= ph.get("schur", 0.0) and 0.0 < bl <= ph.get("subsystems", 0.0),
           "critical paths within their phases (%s)" % ph)
     check(ph.get("merged") == 0.0 and "longest, ms:" in out_s, "no merged re-run; the table shows the critical paths")
+    # --replay: the listed solvers solve the reference run's own MLCPs from
+    # its warm starts, each with its own instance and the world's partition
+    # policy. A solver that is also the reference therefore repeats the
+    # reference run's solves exactly: the same k and the same errors as in a
+    # whole run of that solver (chain_wrap: contact, 10 subsystems).
+    wrap = os.path.join(EXAMPLES, "chain_wrap.yaml")
+    jw, jr = os.path.join(tmp, "whole.json"), os.path.join(tmp, "replay.json")
+    rc1, _, err1 = run("compare", wrap, "--solvers", "schur-bpp", "--steps", "40", "--threads", "2", "--quiet",
+                       "--json", jw)
+    rc2, out_r, err2 = run("compare", wrap, "--solvers", "direct-bpp,schur-bpp", "--replay", "schur-bpp", "--steps",
+                           "40", "--threads", "2", "--quiet", "--json", jr)
+    check(rc1 == 0 and rc2 == 0 and "same MLCPs" in out_r, "compare --replay runs (%s%s)" % (err1, err2))
+    if rc1 == 0 and rc2 == 0:
+        with open(jw) as fh:
+            whole = json.load(fh)["rows"][0]
+        with open(jr) as fh:
+            rep = json.load(fh)
+        rr = {r["solver"]: r for r in rep["rows"]}
+        rs, rd = rr.get("schur-bpp", {}), rr.get("direct-bpp", {})
+        check(rep.get("replay") == "schur-bpp" and rs.get("steps") == 40 and rd.get("steps") == 40,
+              "--replay: the reference named, 40 steps for each solver")
+        check(rs.get("mean_k") == whole["mean_k"] and rs.get("median_err") == whole["median_err"] and
+              rs.get("max_joint") == whole["max_joint"],
+              "--replay: schur-bpp on its own run's MLCPs repeats that run (k %s / %s, err %s / %s)" %
+              (rs.get("mean_k"), whole["mean_k"], rs.get("median_err"), whole["median_err"]))
+        check(rd.get("pct_converged") == 100.0 and rd.get("median_err", 1.0) < 1e-9 and rd.get("median_ratio") == 1.0,
+              "--replay: direct-bpp solves every replayed MLCP; its own ratio is 1")
+        check(rs.get("mean_subsystems", 0) > 1 and rs.get("phase_ms", {}).get("subsystems", 0) > 0,
+              "--replay: schur-bpp substructured, phases timed")
+    rc, _, err = run("compare", chain, "--solvers", "direct-bpp", "--replay", "nope", "--steps", "2")
+    check(rc == 2 and "nope" in err, "compare --replay with an unknown solver: exit 2, named")
+    rc, _, err = run("compare", chain, "--solvers", "direct-bpp", "--replay")
+    check(rc == 2 and "--replay" in err, "compare --replay without a name: exit 2")
     rc, _, err = run("compare", chain, "--solvers", "direct-bpp,nope", "--steps", "2")
     check(rc == 2 and "nope" in err, "compare with an unknown solver: exit 2, named")
     rc, _, err = run("compare", chain, "--solvers", "direct-bpp", "--steps", "2", "--json", "/nonexistent/x.json")
