@@ -32,6 +32,10 @@ machine. What is run:
     and nproc threads (--repeat runs each, the median kept), with schur-bpp's phase split and its fallbacks; and
     the same on identical problems (tessera compare --replay, each solver
     driving the trajectory in turn).
+  * Safety nets: schur-bpp on the MLCPs of a direct-bpp run of chain_drop,
+    chain_wrap and log_tower (--net-steps steps) with its fallback, merged
+    re-run and cycle fix switched off one after the other: what each does to
+    the MLCP error (issue 4: "measure what it does to the error").
   * Shared cores: schur-bpp on chain_wrap (--shared-steps steps, nproc
     threads) alone and as nproc runs at once, with tessera's OpenMP wait
     (GOMP_SPINCOUNT=1000, src/cli/main.c), libgomp's default
@@ -63,6 +67,15 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WHOLE = ["chain_drop", "chain_wrap"]
+# Safety nets of schur-bpp, switched off one after the other (schur.c,
+# solver.c): the direct solver's re-solve of a step left above epsilon |b|,
+# the merged re-run, and the fixed-set pass after a cycle (seed 000 §8.3).
+NETS = [("all on (default)", {}),
+        ("no fallback", {"TSR_SCHUR_NO_FALLBACK": "1"}),
+        ("no fallback, no merge", {"TSR_SCHUR_NO_FALLBACK": "1", "TSR_SCHUR_NO_MERGE": "1"}),
+        ("none (no cycle fix either)", {"TSR_SCHUR_NO_FALLBACK": "1", "TSR_SCHUR_NO_MERGE": "1",
+                                        "TSR_SCHUR_NO_CYCLE_FIX": "1"})]
+NET_SCENES = ["chain_drop", "chain_wrap", "log_tower"]
 SOLVERS = ["direct-bpp", "pgs", "pgs-sm", "schur-bpp", "schur-pgs-sm", "fbic"]
 SLOW = {"pgs", "fbic"}
 
@@ -100,16 +113,18 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
-def compare(tessera, model, solvers, steps, threads=0, extra=(), cond=False):
-    """Runs `tessera compare` and returns its JSON rows (dicts), or [] on failure."""
+def compare(tessera, model, solvers, steps, threads=0, extra=(), cond=False, env=None):
+    """Runs `tessera compare` and returns its JSON rows (dicts), or [] on failure.
+    env: variables added to this process's environment for the run."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "c.json")
         cmd = [tessera, "compare", model, "--solvers", ",".join(solvers), "--quiet", "--json", out]
         cmd += ["--steps", str(steps)] if steps else []  # none: the model's whole duration
         cmd += (["--threads", str(threads)] if threads else []) + (["--cond"] if cond else [])
         cmd += list(extra)
-        log("  " + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd))
-        p = subprocess.run(cmd, capture_output=True, text=True)
+        log("  " + " ".join(["%s=%s" % kv for kv in (env or {}).items()] +
+                            [os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd]))
+        p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, **env) if env else None)
         if not os.path.exists(out):
             log("    failed (%d): %s" % (p.returncode, p.stderr.strip()[-400:]))
             return []
@@ -287,6 +302,8 @@ def main(argv=None):
     ap.add_argument("--shared-steps", type=int, default=600,
                     help="steps of the shared-cores runs (chain_wrap, schur-bpp; 0: skip)")
     ap.add_argument("--partition-steps", type=int, default=120, help="seed 003 Table 1 steps (0: skip)")
+    ap.add_argument("--net-steps", type=int, default=600,
+                    help="steps of the safety-net replays (chain_drop, chain_wrap, log_tower; 0: skip)")
     ap.add_argument("-o", "--output", default=os.path.join(ROOT, "BENCHMARKS.md"))
     a = ap.parse_args(argv)
     if not os.access(a.tessera, os.X_OK):
@@ -354,6 +371,19 @@ def main(argv=None):
                 # The machine is shared: each solver's run with the median mean time.
                 whole[(scene, t)] = {name: sorted(rs, key=lambda r: r["mean_ms"])[len(rs) // 2]
                                      for name, rs in runs.items()}
+
+    # Safety nets: schur-bpp on the MLCPs of a direct-bpp run, with its
+    # nets switched off one after the other (what each does to the error).
+    nets = {}
+    if a.net_steps > 0:
+        for scene in NET_SCENES:
+            if scene not in models:
+                continue
+            for label, env in NETS:
+                log("safety nets: %s, %s" % (scene, label))
+                rows = compare(a.tessera, models[scene], ["schur-bpp"], a.net_steps, a.threads,
+                               extra=("--replay", "direct-bpp"), env=env)
+                nets[(scene, label)] = rows[0] if rows else None
 
     # Shared cores: a batch script running several models at once.
     shared = []
@@ -462,6 +492,27 @@ def main(argv=None):
                 scene, ref, t, ms(d["mean_ms"]), ms(d["median_ms"]), d["pct_converged"], ms(sb["mean_ms"]),
                 ms(sb["median_ms"]), sb["pct_converged"], d["mean_ms"] / sb["mean_ms"],
                 "-" if mr is None else "%.2fx" % mr))
+        out.append("")
+    if nets:
+        out += ["## Safety nets: what each does to the error", "",
+                "Algorithm 1 may cycle between index sets or stop at k_max (seed 000 §8.2). schur-bpp has three "
+                "nets: after a repeated index set, one pass with the sets fixed so that the interface and the "
+                "subsystems agree (§8.3; `TSR_SCHUR_NO_CYCLE_FIX=1` turns it off); a step left unconverged is run "
+                "again on a partition with the offending neighbours merged (`TSR_SCHUR_NO_MERGE=1`); a step whose "
+                "residual is still above epsilon |b| is solved again by direct-bpp (`TSR_SCHUR_NO_FALLBACK=1`). "
+                "Here schur-bpp solves the MLCPs of a direct-bpp run (`tessera compare --replay direct-bpp`, "
+                "first %d steps, %d threads) with the nets switched off one after the other: %% of steps "
+                "converged, %% at k_max, median and largest MLCP error of the returned iterate (Eq. 29, "
+                "absolute), mean k, mean solve ms, and the steps re-solved by direct-bpp." % (a.net_steps, a.threads),
+                "", "| scene | nets | % converged | % k_max | median err | max err | avg k | mean ms | fallbacks |",
+                "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for (scene, label), r in nets.items():
+            if not r:
+                out.append("| %s | %s | failed | | | | | | |" % (scene, label))
+                continue
+            out.append("| %s | %s | %.1f | %.1f | %s | %s | %.2f | %s | %d |" % (
+                scene, label, r["pct_converged"], r["pct_kmax"], sci(r["median_err"]), sci(r.get("max_err")),
+                r["mean_k"], ms(r["mean_ms"]), r.get("fallbacks", 0)))
         out.append("")
     if shared:
         out += ["## Shared cores", "",

@@ -105,6 +105,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *ro
     const TsrStepStats *st = &w.stats;
     ms[n] = 1e3 * st->solve_seconds;
     errs[n] = st->mlcp_error;
+    if (!(errs[n] <= row->max_err)) row->max_err = errs[n];  // NaN sticks
     sum_ms += ms[n];
     sum_k += st->coupling_iterations;
     part += st->partition_seconds;
@@ -209,6 +210,7 @@ static int write_json(const char *path, const char *model, const char *replay, i
     json_num(f, "pct_converged", r->pct_conv, 0);
     json_num(f, "median_ratio", r->median_ratio, 0);
     json_num(f, "median_err", r->median_err, 0);
+    json_num(f, "max_err", r->max_err, 0);
     json_num(f, "max_joint", r->max_joint, 0);
     json_num(f, "max_pen", r->max_pen, 0);
     fprintf(f, "\"subsystems\": %d, \"interface_rows\": %d, ", r->subsystems, r->interface_rows);

@@ -11,7 +11,7 @@ typedef struct {
   const char *name;
   int ok;
   long steps;
-  double mean_ms, median_ms, mean_k, pct_kmax, median_err, max_joint, max_pen;
+  double mean_ms, median_ms, mean_k, pct_kmax, median_err, max_err, max_joint, max_pen;  // err: Eq. 29
   double pct_conv;      // % of steps on which the solver met its own stopping rule
   double median_ratio;  // replay: median over steps of direct-bpp's time / this one's (NaN otherwise)
   double part_ms, setup_ms, schur_ms, iface_ms, subs_ms, fallback_ms;

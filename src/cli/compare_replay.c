@@ -133,7 +133,10 @@ static void fill_row(const Replay *r, int i, const char *label, TsrCompareRow *r
   const Cand *c = &r->c[i];
   long n = c->n;
   double sum = 0.0;
-  for (long j = 0; j < n; j++) sum += c->ms[j];
+  for (long j = 0; j < n; j++) {
+    sum += c->ms[j];
+    if (!(c->err[j] <= row->max_err)) row->max_err = c->err[j];  // NaN sticks
+  }
   row->steps = n;
   row->mean_ms = n ? sum / (double)n : NAN;
   row->mean_k = n ? c->sum_k / (double)n : NAN;

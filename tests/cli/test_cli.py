@@ -155,6 +155,8 @@ with tempfile.TemporaryDirectory() as tmp:
     check(sb.get("mean_k") == 1.0 and sb.get("pct_kmax") == 0.0, "schur-bpp: one coupling iteration per step")
     check(sb.get("subsystems", 0) > 1 and sb.get("interface_rows", 0) > 0, "schur-bpp substructured the chain")
     check(sb.get("median_err", 1.0) < 1e-9 and db.get("median_err", 1.0) < 1e-9, "both solve the MLCP")
+    check(sb.get("median_err", 1.0) <= sb.get("max_err", 0.0) < 1e-9,
+          "max_err: the largest step error, no smaller than the median")
     c = sb.get("cond_mean")
     check(c is not None and c >= 1.0 and math.isfinite(c), "--cond: cond(S_Gamma) >= 1 (%s)" % c)
     check(db.get("cond_mean") is None and sb.get("fallbacks") == 0, "no cond for direct-bpp, no fallback")
