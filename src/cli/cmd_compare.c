@@ -9,6 +9,8 @@
 // a third gives the critical paths of the two parallel phases (the longest
 // S_Gamma block and the longest subsystem solve of each coupling iteration)
 // and the time spent in merged re-runs (part of the phases above).
+// --replay S times the solvers on the MLCPs of one run instead
+// (compare_replay.c).
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -105,7 +107,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *ro
     const TsrStepStats *st = &w.stats;
     ms[n] = 1e3 * st->solve_seconds;
     errs[n] = st->mlcp_error;
-    if (!(errs[n] <= row->max_err)) row->max_err = errs[n];  // NaN sticks
+    if (!isnan(row->max_err) && !(errs[n] <= row->max_err)) row->max_err = errs[n];  // a NaN sticks
     sum_ms += ms[n];
     sum_k += st->coupling_iterations;
     part += st->partition_seconds;
@@ -387,6 +389,12 @@ int tsr_cmd_compare(int argc, char **argv) {
   int status = 0;
   if (replay) {
     status = tsr_compare_replay(&o, replay, names, ns, cond, rows);
+    if (status < 0) {
+      free(list);
+      tsr_run_options_free(&o);
+      free(args);
+      return 1;
+    }
   } else {
     for (int k = 0; k < ns; k++) {
       int r = run_one(&o, names[k], cond, &rows[k]);

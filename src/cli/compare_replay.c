@@ -135,7 +135,7 @@ static void fill_row(const Replay *r, int i, const char *label, TsrCompareRow *r
   double sum = 0.0;
   for (long j = 0; j < n; j++) {
     sum += c->ms[j];
-    if (!(c->err[j] <= row->max_err)) row->max_err = c->err[j];  // NaN sticks
+    if (!isnan(row->max_err) && !(c->err[j] <= row->max_err)) row->max_err = c->err[j];  // a NaN sticks
   }
   row->steps = n;
   row->mean_ms = n ? sum / (double)n : NAN;
@@ -194,6 +194,7 @@ static void fill_row(const Replay *r, int i, const char *label, TsrCompareRow *r
 
 int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *const *names, int ns, int cond,
                        TsrCompareRow *rows) {
+  if (ns < 1) return 2;  // the caller says why (an empty list)
   int rt = tsr_solver_type_from_name(ref);
   if (rt < 0) {
     tsr_cli_error("--replay: unknown solver '%s' (direct-bpp, pgs, pgs-sm, schur-bpp, schur-pgs-sm, fbic)", ref);
@@ -211,17 +212,18 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
   Replay r = {.model = &model, .nc = ns, .steps = steps, .rows = rows};
   tsr_partition_init(&r.part_sub);
   tsr_partition_init(&r.part_whole);
+  for (int i = 0; i < ns; i++) {
+    memset(&rows[i], 0, sizeof rows[i]);
+    rows[i].name = names[i];
+    rows[i].min_bodies = 1 << 30;
+  }
   r.c = calloc((size_t)ns, sizeof *r.c);
   r.per = calloc((size_t)model.n_bodies + 1, sizeof *r.per);
-  int status = r.c && r.per ? 0 : 1;
+  int status = r.c && r.per ? 0 : -1;
   char label[64];
   tsr_partition_label(&model.settings, label, sizeof label);
   for (int i = 0; i < ns && !status; i++) {
     Cand *c = &r.c[i];
-    TsrCompareRow *row = &rows[i];
-    memset(row, 0, sizeof *row);
-    row->name = names[i];
-    row->min_bodies = 1 << 30;
     c->type = (TsrSolverType)tsr_solver_type_from_name(names[i]);
     TsrSolverParams p;
     tsr_world_solver_params(&model, c->type, &p);
@@ -236,7 +238,7 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
     if (cond) tsr_solver_measure_cond(c->solver, 1);
     c->ms = malloc((size_t)(steps > 0 ? steps : 1) * sizeof *c->ms);
     c->err = malloc((size_t)(steps > 0 ? steps : 1) * sizeof *c->err);
-    if (!c->ms || !c->err) status = 1;
+    if (!c->ms || !c->err) status = -1;
     if (substructured(c->type))
       r.any_sub = 1;
     else
@@ -277,7 +279,8 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
     }
     if (!o->quiet) fprintf(stderr, "\r%-60s\r", "");
   }
-  if (status != 2) {
+  if (status == -1) tsr_cli_error("compare --replay: out of memory");
+  if (status == 0 || status == 1) {
     for (int i = 0; i < ns; i++) {
       fill_row(&r, i, label, &rows[i]);
       rows[i].max_joint = max_joint;
