@@ -31,7 +31,7 @@ double tsr_compare_median(double *v, long n);
 // (the reference's), each with its own solver instance and partition
 // (tsr_world_partition). Fills rows[0..ns); max_joint and max_pen are the
 // reference trajectory's. Returns 0, 1 (the reference run failed part way:
-// rows hold the steps before), 2 (bad input) or -1 (out of memory before the
+// rows hold the steps up to the failing one), 2 (bad input) or -1 (out of memory before the
 // first step: no rows); every failure is said on stderr.
 int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *const *names, int ns, int cond,
                        TsrCompareRow *rows);
