@@ -56,10 +56,6 @@ typedef struct {
   int ref_face, cand_face;  // pn face step for the reference, the candidates
 } Bench;
 
-static int substructured(TsrSolverType t) {
-  return t == TSR_SOLVER_SCHUR_BPP || t == TSR_SOLVER_SCHUR_PGS_SM || t == TSR_SOLVER_FBIC;
-}
-
 static void hook(const TsrWorld *w, void *ctx) {
   Bench *b = ctx;
   if (w->step < b->from || w->step >= b->to) return;
@@ -72,7 +68,7 @@ static void hook(const TsrWorld *w, void *ctx) {
     b->cap = m;
   }
   int any_sub = 0;
-  for (int i = 0; i < b->nc; i++) any_sub |= substructured(b->c[i].type);
+  for (int i = 0; i < b->nc; i++) any_sub |= tsr_solver_substructured(b->c[i].type);
   if (any_sub) {
     double t0 = tsr_now_seconds();
     if (tsr_partition_build(b->model, &w->rows, (TsrPartitionMethod)b->method, b->max_bodies, &b->part)) exit(1);
@@ -87,7 +83,7 @@ static void hook(const TsrWorld *w, void *ctx) {
     memcpy(b->set, w->index_set, (size_t)m);
     TsrSolveStats st;
     double t0 = tsr_now_seconds();
-    int rc = tsr_solver_solve(c->solver, p, substructured(c->type) ? &b->part : NULL, b->lam, b->set, &st);
+    int rc = tsr_solver_solve(c->solver, p, tsr_solver_substructured(c->type) ? &b->part : NULL, b->lam, b->set, &st);
     double dt = tsr_now_seconds() - t0;
     int j = c->n++;
     c->ms[j] = 1e3 * dt;

@@ -59,6 +59,19 @@ static int cmp_double(const void *a, const void *b) {
 
 typedef TsrCompareRow Row;
 
+void tsr_compare_count_bodies(const TsrPartition *part, int ns, int *per, TsrCompareRow *row) {
+  if (!per || ns <= 0 || ns > part->n_bodies) return;
+  memset(per, 0, (size_t)ns * sizeof *per);
+  for (int b = 0; b < part->n_bodies; b++) {
+    int k = part->body_subsystem[b];
+    if (k >= 0 && k < ns) per[k]++;
+  }
+  for (int k = 0; k < ns; k++) {
+    if (per[k] < row->min_bodies) row->min_bodies = per[k];
+    if (per[k] > row->max_bodies) row->max_bodies = per[k];
+  }
+}
+
 double tsr_compare_median(double *v, long n) {
   if (n <= 0) return NAN;
   qsort(v, (size_t)n, sizeof *v, cmp_double);
@@ -101,7 +114,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *ro
   int status = 0;
   double sum_ms = 0, sum_k = 0, part = 0;
   long at_kmax = 0, conv = 0, n = 0;
-  row->substructured = t == TSR_SOLVER_SCHUR_BPP || t == TSR_SOLVER_SCHUR_PGS_SM || t == TSR_SOLVER_FBIC;
+  row->substructured = tsr_solver_substructured((TsrSolverType)t);
   while (w.step < steps) {
     int s = tsr_world_step(&w);
     const TsrStepStats *st = &w.stats;
@@ -119,18 +132,8 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *ro
     row->interface_rows = st->interface_rows;
     sum_sub += st->subsystems;
     sum_gam += st->interface_rows;
-    if (row->substructured && per && w.partition.n_bodies == w.bodies.n && st->subsystems > 0 &&
-        st->subsystems <= w.bodies.n) {
-      memset(per, 0, (size_t)st->subsystems * sizeof *per);
-      for (int b = 0; b < w.partition.n_bodies; b++) {
-        int k = w.partition.body_subsystem[b];
-        if (k >= 0 && k < st->subsystems) per[k]++;
-      }
-      for (int k = 0; k < st->subsystems; k++) {
-        if (per[k] < row->min_bodies) row->min_bodies = per[k];
-        if (per[k] > row->max_bodies) row->max_bodies = per[k];
-      }
-    }
+    if (row->substructured && w.partition.n_bodies == w.bodies.n)
+      tsr_compare_count_bodies(&w.partition, st->subsystems, per, row);
     n++;
     if (s) {
       tsr_cli_error("%s: step %ld failed (%s)", solver, w.step, s == 1 ? "solver error" : "non-finite state");

@@ -6,6 +6,7 @@
 #define TSR_COMPARE_H
 
 #include "cli/options.h"
+#include "partition/partition.h"
 
 typedef struct {
   const char *name;
@@ -25,6 +26,11 @@ typedef struct {
 
 // Median of v[0..n) (sorts v in place); NaN when n <= 0.
 double tsr_compare_median(double *v, long n);
+
+// Bodies per subsystem of a partition with ns subsystems (per: room for ns
+// counts, scratch) widen row->min_bodies / max_bodies. Nothing when ns is out
+// of range (0, or above the partition's bodies) or per is NULL.
+void tsr_compare_count_bodies(const TsrPartition *part, int ns, int *per, TsrCompareRow *row);
 
 // Runs the model once with solver `ref` and, at every step, times each of
 // the ns solvers on the MLCP that run assembled, from the same warm start

@@ -48,28 +48,11 @@ typedef struct {
   TsrCompareRow *rows;
 } Replay;
 
-static int substructured(TsrSolverType t) {
-  return t == TSR_SOLVER_SCHUR_BPP || t == TSR_SOLVER_SCHUR_PGS_SM || t == TSR_SOLVER_FBIC;
-}
-
 // Bodies per subsystem of this step's partition, into every substructured row.
-static void count_bodies(Replay *r, int n_bodies) {
-  const TsrPartition *p = &r->part_sub;
-  int ns = p->n_subsystems;
-  if (!r->per || ns <= 0 || ns > n_bodies) return;
-  memset(r->per, 0, (size_t)ns * sizeof *r->per);
-  for (int b = 0; b < p->n_bodies; b++) {
-    int k = p->body_subsystem[b];
-    if (k >= 0 && k < ns) r->per[k]++;
-  }
-  for (int i = 0; i < r->nc; i++) {
-    if (!substructured(r->c[i].type)) continue;
-    TsrCompareRow *row = &r->rows[i];
-    for (int k = 0; k < ns; k++) {
-      if (r->per[k] < row->min_bodies) row->min_bodies = r->per[k];
-      if (r->per[k] > row->max_bodies) row->max_bodies = r->per[k];
-    }
-  }
+static void count_bodies(Replay *r) {
+  for (int i = 0; i < r->nc; i++)
+    if (tsr_solver_substructured(r->c[i].type))
+      tsr_compare_count_bodies(&r->part_sub, r->part_sub.n_subsystems, r->per, &r->rows[i]);
 }
 
 static void hook(const TsrWorld *w, void *ctx) {
@@ -96,7 +79,7 @@ static void hook(const TsrWorld *w, void *ctx) {
       r->failed = 1;
       return;
     }
-    count_bodies(r, w->bodies.n);
+    count_bodies(r);
   }
   if (r->any_whole && tsr_world_partition(r->model, w->step, &w->rows, TSR_SOLVER_DIRECT_BPP, &r->part_whole)) {
     r->failed = 1;
@@ -105,7 +88,7 @@ static void hook(const TsrWorld *w, void *ctx) {
   for (int i = 0; i < r->nc; i++) {
     Cand *c = &r->c[i];
     if (c->n >= r->steps) continue;
-    int sub = substructured(c->type);
+    int sub = tsr_solver_substructured(c->type);
     memcpy(r->lam, w->lambda, (size_t)m * sizeof *r->lam);
     memcpy(r->set, w->index_set, (size_t)m);
     TsrSolveStats st;
@@ -162,7 +145,7 @@ static void fill_row(const Replay *r, int i, const char *label, TsrCompareRow *r
     }
     free(v);
   }
-  if (c->type == TSR_SOLVER_SCHUR_BPP || c->type == TSR_SOLVER_SCHUR_PGS_SM || c->type == TSR_SOLVER_FBIC) {
+  if (tsr_solver_substructured(c->type)) {
     row->substructured = 1;
     row->mean_subsystems = n ? c->sum_sub / (double)n : NAN;
     row->mean_interface_rows = n ? c->sum_gam / (double)n : NAN;
@@ -239,7 +222,7 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
     c->ms = malloc((size_t)(steps > 0 ? steps : 1) * sizeof *c->ms);
     c->err = malloc((size_t)(steps > 0 ? steps : 1) * sizeof *c->err);
     if (!c->ms || !c->err) status = -1;
-    if (substructured(c->type))
+    if (tsr_solver_substructured(c->type))
       r.any_sub = 1;
     else
       r.any_whole = 1;

@@ -108,17 +108,13 @@ static int constrain(TsrWorld *w) {
   return tsr_contact_build_rows(&w->contacts, w->model, b, w->v_free, w->h, &w->rows);
 }
 
-static int substructured(TsrSolverType t) {
-  return t == TSR_SOLVER_SCHUR_BPP || t == TSR_SOLVER_SCHUR_PGS_SM || t == TSR_SOLVER_FBIC;
-}
-
 // Stage 3: the substructured solvers get the model's partitioning method,
 // re-run every `partitioning.every` steps (rows are re-assigned every step,
 // since contacts come and go); whole-system solvers see one subsystem
 // holding every moving body.
 int tsr_world_partition(const TsrModel *m, long step, const TsrRowSet *rows, TsrSolverType type, TsrPartition *part) {
   const TsrSettings *s = &m->settings;
-  if (!substructured(type)) return tsr_partition_build(m, rows, TSR_PARTITION_NONE, 0, part);
+  if (!tsr_solver_substructured(type)) return tsr_partition_build(m, rows, TSR_PARTITION_NONE, 0, part);
   if (step % s->partitioning.every == 0 || part->n_bodies == 0)
     return tsr_partition_build(m, rows, s->partitioning.method, s->partitioning.max_bodies, part);
   return tsr_partition_assign_rows(rows, part);

@@ -181,14 +181,29 @@ static int table_seen(uint64_t *t, int cap, uint64_t h) {
   return 0;  // full (cannot happen: cap >= 4 * steps)
 }
 
+// y_k -= alpha A(F[k], j) over the free rows (loc: row -> k, or -1), from
+// A's dense copy when it has one: the same terms in the same order.
+static inline void sub_free_column(const TsrMlcp *p, int j, double alpha, const int *restrict F, int nf,
+                                   const int *restrict loc, double *restrict y) {
+  if (p->dense) {
+    const double *restrict col = p->dense + (size_t)j * (size_t)p->m;
+    for (int k = 0; k < nf; k++) y[k] -= col[F[k]] * alpha;
+    return;
+  }
+  const int *restrict Ai = p->Ai;
+  const double *restrict Ax = p->Ax;
+  for (int q = p->Ap[j], end = p->Ap[j + 1]; q < end; q++) {
+    int k = loc[Ai[q]];
+    if (k >= 0) y[k] -= Ax[q] * alpha;
+  }
+}
+
 // Solves the index set in b->s: fills lambda (tight at bounds, free from
 // Eq. 27/28). Returns 0, or < 0 when A_FF cannot be factorised.
 static int solve_set(const TsrMlcp *p, double amax, double *lambda, TsrBpp *b, int *factorizations) {
   int m = p->m, nf = 0;
-  // Locals, so that the compiler keeps them in registers in the sparse
-  // loops (through b and p it must reload them after every store).
-  const int *restrict Ap = p->Ap, *restrict Ai = p->Ai;
-  const double *restrict Ax = p->Ax;
+  // Locals, so that the compiler keeps them in registers in the loops
+  // (through b it must reload them after every store).
   int *restrict loc = b->loc, *restrict F = b->F;
   double *restrict rhs = b->rhs;
   for (int i = 0; i < m; i++) {
@@ -200,23 +215,10 @@ static int solve_set(const TsrMlcp *p, double amax, double *lambda, TsrBpp *b, i
       lambda[i] = b->s[i] == TSR_INDEX_LOWER ? p->lo[i] : p->hi[i];
     }
   }
-  // rhs_F = -b_F - A_FT lambda_T (with a dense A, the same sums in the same
-  // order: column j's rows F[k])
-  const double *Ad = p->dense;
+  // rhs_F = -b_F - A_FT lambda_T
   for (int k = 0; k < nf; k++) rhs[k] = -p->b[F[k]];
-  for (int j = 0; j < m; j++) {
-    if (loc[j] >= 0 || lambda[j] == 0.0) continue;
-    double lj = lambda[j];
-    if (Ad) {
-      const double *col = Ad + (size_t)j * (size_t)m;
-      for (int k = 0; k < nf; k++) rhs[k] -= col[F[k]] * lj;
-      continue;
-    }
-    for (int q = Ap[j]; q < Ap[j + 1]; q++) {
-      int k = loc[Ai[q]];
-      if (k >= 0) rhs[k] -= Ax[q] * lj;
-    }
-  }
+  for (int j = 0; j < m; j++)
+    if (loc[j] < 0 && lambda[j] != 0.0) sub_free_column(p, j, lambda[j], F, nf, loc, rhs);
   if (nf == 0) return 0;
   int rc = 0, shifted = 0;
   if (b->reuse && b->fset_valid && !memcmp(b->fset, b->s, (size_t)m)) goto factored;
@@ -245,19 +247,7 @@ factored:
     double *restrict r = b->r;
     const double *restrict x = b->x;
     memcpy(r, rhs, (size_t)nf * sizeof *r);
-    for (int c = 0; c < nf; c++) {
-      int j = F[c];
-      double xc = x[c];
-      if (Ad) {
-        const double *col = Ad + (size_t)j * (size_t)m;
-        for (int k = 0; k < nf; k++) r[k] -= col[F[k]] * xc;
-        continue;
-      }
-      for (int q = Ap[j]; q < Ap[j + 1]; q++) {
-        int k = loc[Ai[q]];
-        if (k >= 0) r[k] -= Ax[q] * xc;
-      }
-    }
+    for (int c = 0; c < nf; c++) sub_free_column(p, F[c], x[c], F, nf, loc, r);
     double r_inf = 0.0;
     for (int c = 0; c < nf; c++) r_inf = tsr_maxd(r_inf, fabs(b->r[c]));
     if (r_inf == 0.0 || (shifted && !(r_inf < 0.5 * r_prev))) break;

@@ -858,19 +858,17 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     // SUBSYSTEMSOLVE (Eq. 16) in parallel; or, after a cycle, Eq. 28 for the
     // fixed sets I^k.
     if (final_pass) {
-      double longest_fixed = 0.0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(|                     \
-                                                                                 : fail) reduction(max \
-                                                                                                   : longest_fixed)
+      longest = 0.0;  // the fixed-set solves: the subsystem phase's critical path
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail) reduction(max : longest)
       for (int o = 0; o < N; o++) {
         TsrSchurSub *u = &ss->sub[ss->order[o]];
         double t0 = tsr_now_seconds();
         sub_rhs(ss->lam_g, u);
         u->blk_ok = 0;  // the fixed-set solve clears Sblk
         fail |= sub_schur(u, 1e-10 * amax, 1) < 0;
-        longest_fixed = fmax(longest_fixed, tsr_now_seconds() - t0);
+        longest = fmax(longest, tsr_now_seconds() - t0);
       }
-      ss->times.subsystems_longest += longest_fixed;
+      ss->times.subsystems_longest += longest;
       if (fail) return -1;
     } else if (tsr_substructure_solve_subsystems(params, ss)) {
       return -1;

@@ -36,25 +36,8 @@ struct TsrSolver {
   int8_t *keep_set;
 };
 
-// Names as in the model files (kept here so that this module does not depend
-// on the model loader).
-static const char *type_name(TsrSolverType t) {
-  switch (t) {
-    case TSR_SOLVER_DIRECT_BPP:
-      return "direct-bpp";
-    case TSR_SOLVER_PGS:
-      return "pgs";
-    case TSR_SOLVER_PGS_SM:
-      return "pgs-sm";
-    case TSR_SOLVER_SCHUR_BPP:
-      return "schur-bpp";
-    case TSR_SOLVER_SCHUR_PGS_SM:
-      return "schur-pgs-sm";
-    case TSR_SOLVER_FBIC:
-      return "fbic";
-    default:
-      return "unknown";
-  }
+int tsr_solver_substructured(TsrSolverType type) {
+  return type == TSR_SOLVER_SCHUR_BPP || type == TSR_SOLVER_SCHUR_PGS_SM || type == TSR_SOLVER_FBIC;
 }
 
 void tsr_solver_default_params(TsrSolverType type, TsrSolverParams *params) {
@@ -74,7 +57,8 @@ void tsr_solver_default_params(TsrSolverType type, TsrSolverParams *params) {
 TsrSolver *tsr_solver_create(const TsrSolverParams *params, char *err, int errlen) {
   if (params->type < 0 || params->type >= TSR_SOLVER_COUNT) {
     if (err && errlen > 0)
-      snprintf(err, (size_t)errlen, "solver '%s' is not available in this build yet", type_name(params->type));
+      snprintf(err, (size_t)errlen, "solver '%s' is not available in this build yet",
+               tsr_solver_type_name(params->type));
     return NULL;
   }
   TsrSolver *s = calloc(1, sizeof *s);
@@ -91,7 +75,8 @@ TsrSolver *tsr_solver_create(const TsrSolverParams *params, char *err, int errle
   return s;
 oom:
   tsr_solver_free(&s);
-  if (err && errlen > 0) snprintf(err, (size_t)errlen, "out of memory creating solver '%s'", type_name(params->type));
+  if (err && errlen > 0)
+    snprintf(err, (size_t)errlen, "out of memory creating solver '%s'", tsr_solver_type_name(params->type));
   return NULL;
 }
 

@@ -42,6 +42,10 @@ typedef struct {
 
 typedef struct TsrSolver TsrSolver;
 
+// 1 for the solvers that split the system into subsystems (schur-bpp,
+// schur-pgs-sm, fbic), which take a partition.
+int tsr_solver_substructured(TsrSolverType type);
+
 // Fills params with seed 000 Table 1 defaults for `type`.
 void tsr_solver_default_params(TsrSolverType type, TsrSolverParams *params);
 // NULL when the type is not implemented yet (message in err).
