@@ -21,6 +21,16 @@ typedef struct {
 
 // Each case's messages, in order. Regenerate with care: every line below
 // was checked by hand to point at the right node.
+// The model the --set cases override (bodies, an array, a joint).
+#define SET_MODEL                                                             \
+  "format: tessera-model/1\n"                                                 \
+  "name: t\n"                                                                 \
+  "bodies:\n"                                                                 \
+  "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"           \
+  "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n" \
+  "joints:\n"                                                                 \
+  "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n"
+
 static const Case cases[] = {
     {"unknown_key",
      "format: tessera-model/1\n"
@@ -305,127 +315,52 @@ static const Case cases[] = {
      {NULL},
      {"m.yaml:3:3: error: mapping keys must be plain words, not a sequence or mapping"}},
     {"set_0",
-     "format: tessera-model/1\n"
-     "name: t\n"
-     "bodies:\n"
-     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-     "joints:\n"
-     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     SET_MODEL,
      {"bodies.box.mas=1"},
      {"--set bodies.box.mas=1:1:12: error: body 'box': unknown key 'mas' in a body (did you mean 'mass'?)"}},
     {"set_1",
-     "format: tessera-model/1\n"
-     "name: t\n"
-     "bodies:\n"
-     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-     "joints:\n"
-     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     SET_MODEL,
      {"bodies.bx.mass=2"},
      {"--set: error: bodies.bx.mass=2: no body named 'bx' (did you mean 'box'?)"}},
     {"set_2",
-     "format: tessera-model/1\n"
-     "name: t\n"
-     "bodies:\n"
-     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-     "joints:\n"
-     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     SET_MODEL,
      {"settings.solver.type=pg"},
      {"--set settings.solver.type=pg:1:22: error: settings.solver: unknown solver type 'pg' (did you mean 'pgs'?); "
       "expected one of: direct-bpp, pgs, pgs-sm, schur-bpp, schur-pgs-sm, fbic"}},
     {"set_3",
-     "format: tessera-model/1\n"
-     "name: t\n"
-     "bodies:\n"
-     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-     "joints:\n"
-     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     SET_MODEL,
      {"bodies.link.mass=-1"},
      {"--set bodies.link.mass=-1:1:18: error: body 'link': mass must be positive, got -1"}},
-    {"set_4",
-     "format: tessera-model/1\n"
-     "name: t\n"
-     "bodies:\n"
-     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-     "joints:\n"
-     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
-     {"nokey"},
-     {"--set: error: 'nokey': expected KEY=VALUE, e.g. settings.step=0.01"}},
+    {"set_4", SET_MODEL, {"nokey"}, {"--set: error: 'nokey': expected KEY=VALUE, e.g. settings.step=0.01"}},
     {"set_5",
-     "format: tessera-model/1\n"
-     "name: t\n"
-     "bodies:\n"
-     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-     "joints:\n"
-     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     SET_MODEL,
      {"bodies.link[2].mass=1"},
      {"--set: error: bodies.link[2].mass=1: cannot override one element of the array 'link'; bodies.link.FIELD changes "
       "every element"}},
     {"set_6",
-     "format: tessera-model/1\n"
-     "name: t\n"
-     "bodies:\n"
-     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-     "joints:\n"
-     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     SET_MODEL,
      {"joints.tp.damping=1"},
      {"--set: error: joints.tp.damping=1: no joint named 'tp' (did you mean 'top'?)"}},
     {"set_7",
-     "format: tessera-model/1\n"
-     "name: t\n"
-     "bodies:\n"
-     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-     "joints:\n"
-     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     SET_MODEL,
      {"settings.gravity=[0, 0"},
      {"--set settings.gravity=[0, 0:1:23: error: not valid YAML: did not find expected ',' or ']' (while parsing a "
       "flow sequence at line 1, column 18)"}},
     {"set_8",
-     "format: tessera-model/1\n"
-     "name: t\n"
-     "bodies:\n"
-     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-     "joints:\n"
-     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     SET_MODEL,
      {"bodies.box.shape.size=[1,1]"},
      {"--set bodies.box.shape.size=[1,1]:1:23: error: body 'box': size: expected a sequence of 3 numbers [x, y, z], "
       "got 2 items"}},
     {"set_9",
-     "format: tessera-model/1\n"
-     "name: t\n"
-     "bodies:\n"
-     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-     "joints:\n"
-     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     SET_MODEL,
      {"bodies.box.mass.x=1"},
      {"--set: error: bodies.box.mass.x=1: 'mass' is a number, not a mapping with keys"}},
     {"set_10",
-     "format: tessera-model/1\n"
-     "name: t\n"
-     "bodies:\n"
-     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-     "joints:\n"
-     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     SET_MODEL,
      {"materials.steel.friction=1"},
      {"--set: error: materials.steel.friction=1: no material named 'steel'"}},
     {"set_11",
-     "format: tessera-model/1\n"
-     "name: t\n"
-     "bodies:\n"
-     "  - {name: box, mass: 1, shape: {type: box, size: [1, 1, 1]}}\n"
-     "  - {name: link, count: 5, mass: 1, shape: {type: sphere, radius: 0.1}}\n"
-     "joints:\n"
-     "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n",
+     SET_MODEL,
      {"settings.step=.inf", "name="},
      {"--set name=:1:6: error: name: expected a string, got null (an empty value)",
       "--set settings.step=.inf:1:15: error: settings: step: non-finite number .inf"}},
