@@ -67,6 +67,10 @@ typedef struct {
   int rc;
   int changed_at;  // last coupling iteration whose solve changed I_i
   uint64_t hash;
+  // linear: every row bilateral (no finite bound), so I_i is all free at
+  // every coupling iteration. deferred: schur-bpp solves it only once, after
+  // the coupling loop (schur.c, "Linear subsystems"); set per step.
+  int linear, deferred;
 } TsrSchurSub;
 
 typedef struct {
@@ -79,6 +83,7 @@ typedef struct {
   int ng, cap_ng;
   int *gamma;  // global rows of Gamma, increasing
   double *lam_g, *lam_g_old;
+  double *w_def;  // [ng]: the deferred subsystems' part of w_Gamma (schur.c)
   int8_t *set_g;
   // interface MLCP (S_Gamma or A_Gamma) and its assembly scratch
   TsrMlcp iface;

@@ -10,7 +10,11 @@
 //     (Eq. 29) relative to ||b|| below 1e-9 and |lambda - lambda*| <= 1e-6
 //     relative; they converge on most problems;
 //   * pgs-sm: the same against lambda*;
-//   * bilateral problems: schur-bpp in exactly one coupling iteration.
+//   * bilateral problems: schur-bpp in exactly one coupling iteration;
+//   * mixed problems (some subsystems all bilateral, the others bounded):
+//     schur-bpp, which solves the bilateral subsystems once after its
+//     coupling loop, gives the answer, coupling iterations and convergence of
+//     the same solver solving them at every iteration (TSR_SCHUR_NO_DEFER).
 // These unilateral / box rows stand in for contact (normal and friction rows)
 // until contacts land in the simulator (src/contact): the "with contact"
 // comparison is made here at the MLCP level.
@@ -80,7 +84,52 @@ static void run_solver(TsrSolverType type, const TsrMlcp *p, const TsrPartition 
   tsr_solver_free(&s);
 }
 
-static void random_case(Rng *r, int bilateral, Tally *tally) {
+// schur-bpp with and without deferred linear subsystems on p: the same
+// coupling iterations, convergence and impulses (to rounding: 1e-9 of
+// max(1, |lambda|)). Returns 1 when both converged.
+static int same_with_deferral(const TsrMlcp *p, const TsrPartition *part) {
+  int m = p->m, ok = 1;
+  double *lam[2];
+  TsrSolveStats st[2];
+  for (int a = 0; a < 2; a++) {
+    if (a == 1)
+      setenv("TSR_SCHUR_NO_DEFER", "1", 1);
+    else
+      unsetenv("TSR_SCHUR_NO_DEFER");
+    TsrSolverParams prm;
+    tsr_solver_default_params(TSR_SOLVER_SCHUR_BPP, &prm);
+    prm.warm_start = 0;
+    prm.threads = 2;
+    char err[128];
+    TsrSolver *s = tsr_solver_create(&prm, err, sizeof err);
+    ENSURE_MSG(s != NULL, "%s", err);
+    if (!s) return 0;
+    lam[a] = calloc((size_t)m + 1, sizeof *lam[a]);
+    int8_t *set = calloc((size_t)m + 1, 1);
+    ENSURE(tsr_solver_solve(s, p, part, lam[a], set, &st[a]) >= 0);
+    free(set);
+    tsr_solver_free(&s);
+  }
+  unsetenv("TSR_SCHUR_NO_DEFER");
+  ENSURE_MSG(st[0].converged == st[1].converged && st[0].coupling_iterations == st[1].coupling_iterations,
+             "deferred: converged %d k %d; not deferred: converged %d k %d", st[0].converged, st[0].coupling_iterations,
+             st[1].converged, st[1].coupling_iterations);
+  if (st[0].converged && st[1].converged) {
+    double e = rel_err(lam[0], lam[1], m);
+    ENSURE_MSG(e < 1e-9, "deferred vs not: %.3e", e);
+  } else {
+    ok = 0;
+  }
+  free(lam[0]), free(lam[1]);
+  return ok;
+}
+
+// mode: 0 random bounds, 1 bilateral, 2 mixed (every row of about half the
+// subsystems bilateral). Returns, for mixed problems, 1 when schur-bpp
+// converged with and without deferral on a problem with both kinds of
+// subsystem.
+static int random_case(Rng *r, int mode, Tally *tally) {
+  int bilateral = mode == 1;
   int n = 4 + rng_int(r, 60), nf = rng_int(r, 2);
   TsrRowSet rows = {0};
   random_rows(r, n, nf, 1 + rng_int(r, 4), rng_int(r, n / 2 + 1), 1e-3, 1e-1, &rows);
@@ -117,14 +166,34 @@ static void random_case(Rng *r, int bilateral, Tally *tally) {
     free(map);
     tsr_partition_assign_rows(&rows, &part);
   }
+  int kinds = 0;  // mixed: bit 0 a bilateral subsystem, bit 1 a bounded one
+  if (mode == 2 && part.n_subsystems > 1) {
+    int N = part.n_subsystems;
+    int8_t *lin = malloc((size_t)N);
+    for (int i = 0; i < N; i++) lin[i] = rng_uniform(r) < 0.5;
+    for (int i = 0; i < m; i++) {
+      int s = part.row_subsystem[i];
+      if (s >= 0 && lin[s]) p.lo[i] = -INFINITY, p.hi[i] = INFINITY;
+    }
+    for (int i = 0; i < N; i++) {
+      int rows_i = 0, bounded = 0;
+      for (int j = 0; j < m; j++)
+        if (part.row_subsystem[j] == i) rows_i++, bounded += isfinite(p.lo[j]) || isfinite(p.hi[j]);
+      if (rows_i) kinds |= bounded ? 2 : 1;
+    }
+    free(lin);
+    plant_ex(r, &p, 1.0, 1, ls, ss);
+  }
   const TsrSolverType types[] = {TSR_SOLVER_DIRECT_BPP, TSR_SOLVER_SCHUR_BPP, TSR_SOLVER_SCHUR_PGS_SM,
                                  TSR_SOLVER_PGS_SM};
   for (int a = 0; a < 4; a++) run_solver(types[a], &p, &part, ls, bilateral, &tally[a]);
+  int both = mode == 2 && kinds == 3 && same_with_deferral(&p, &part);
   tsr_partition_free(&part);
   fake_model_free(&mod);
   free(ls), free(ss);
   tsr_mlcp_free(&p);
   tsr_rowset_free(&rows);
+  return both;
 }
 
 static void report(const char *what, Tally *t) {
@@ -158,8 +227,21 @@ static void test_bounded(void) {
   ENSURE(t[3].converged >= 0.95 * t[3].tried);
 }
 
+static void test_mixed(void) {
+  Rng r = {9090};
+  Tally t[4] = {0};
+  int compared = 0;
+  for (int c = 0; c < 150; c++) compared += random_case(&r, 2, t);
+  report("mixed", t);
+  fprintf(stderr, "  mixed: %d problems with both kinds of subsystem compared with and without deferral\n", compared);
+  ENSURE(t[0].converged == t[0].tried);
+  ENSURE(t[1].converged >= 0.75 * t[1].tried);
+  ENSURE(compared >= 30);
+}
+
 int main(void) {
   RUN_TEST(test_bilateral);
   RUN_TEST(test_bounded);
+  RUN_TEST(test_mixed);
   return TSR_TEST_RESULT();
 }
