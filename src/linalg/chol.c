@@ -67,7 +67,7 @@ void tsr_chol_free(TsrChol **pc) {
   free(c->Lx), free(c->Dd), free(c->Yw), free(c->G);
   free(c->D);
   free(c->ipiv);
-  free(c->dord), free(c->dpos), free(c->fperm), free(c->dscr);
+  free(c->dord), free(c->dpos), free(c->fperm), free(c->dscr), free(c->dinv);
   free(c);
   *pc = NULL;
 }

@@ -207,6 +207,7 @@ static int update(const int *F, int nf, TsrChol *c) {
 }
 
 int tsr_chol_dense_llt(const int *F, int nf, double shift, TsrChol *c) {
+  c->dinv_ok = 0;
   if (!c->no_update && c->dvalid && c->dgen == c->gen && c->dshift == shift && c->dm == c->m) {
     int rc = update(F, nf, c);
     if (rc == 0) {
@@ -222,11 +223,14 @@ int tsr_chol_dense_llt(const int *F, int nf, double shift, TsrChol *c) {
 #define SMALL_SOLVE 64
 
 // L L^T x = x for a small factor: column sweeps (forward by axpy, backward by
-// dot products with four partial sums), no packing.
-static void small_solve(int n, const double *L, int ld, double *x) {
+// dot products with four partial sums), no packing. The diagonal's
+// reciprocals (dinv, formed once per factor) replace the divisions, which
+// sat on the sweeps' dependency chain: a tenth of a chain_wrap step went to
+// these solves, most of it waiting on divisions.
+static void small_solve(int n, const double *L, int ld, const double *dinv, double *x) {
   for (int j = 0; j < n; j++) {
     const double *l = L + (size_t)j * ld;
-    double xj = x[j] /= l[j];
+    double xj = x[j] *= dinv[j];
     for (int i = j + 1; i < n; i++) x[i] -= l[i] * xj;
   }
   for (int j = n - 1; j >= 0; j--) {
@@ -236,7 +240,7 @@ static void small_solve(int n, const double *L, int ld, double *x) {
     for (; i + 3 < n; i += 4)
       s0 += l[i] * x[i], s1 += l[i + 1] * x[i + 1], s2 += l[i + 2] * x[i + 2], s3 += l[i + 3] * x[i + 3];
     for (; i < n; i++) s0 += l[i] * x[i];
-    x[j] = (x[j] - ((s0 + s1) + (s2 + s3))) / l[j];
+    x[j] = (x[j] - ((s0 + s1) + (s2 + s3))) * dinv[j];
   }
 }
 
@@ -248,9 +252,14 @@ int tsr_chol_dense_solve(const double *rhs, double *x, TsrChol *c) {
   } else {
     for (int k = 0; k < nf; k++) t[c->fperm[k]] = rhs[k];
   }
-  if (nf <= SMALL_SOLVE)
-    small_solve(nf, c->D, ld, t);
-  else
+  if (nf <= SMALL_SOLVE) {
+    if (!c->dinv_ok) {
+      if (tsr_grow((void **)&c->dinv, &c->cap_dinv, nf + 1, sizeof *c->dinv)) return -1;
+      for (int j = 0; j < nf; j++) c->dinv[j] = 1.0 / c->D[(size_t)j * ld + j];
+      c->dinv_ok = 1;
+    }
+    small_solve(nf, c->D, ld, c->dinv, t);
+  } else
     dpotrs_("L", &nf, &one, c->D, &ld, t, &nf, &info);
   if (!c->dident)
     for (int k = 0; k < nf; k++) x[k] = t[c->fperm[k]];

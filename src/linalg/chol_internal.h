@@ -80,6 +80,8 @@ struct TsrChol {
   double dshift;
   double *dscr;  // scratch [dld]
   int cap_dscr;
+  double *dinv;  // 1 / diagonal of the dense factor, when dinv_ok (small_solve)
+  int cap_dinv, dinv_ok;
   TsrCholStats stats;
 };
 
