@@ -42,7 +42,7 @@ typedef struct TsrWorld {
   TsrStepStats stats;
   TsrSolveStats solve_stats;
   int solve_status;         // solver return of the last step
-  double assemble_seconds;  // assembly of A and b in the last step (part of the solve stage)
+  double assemble_seconds;  // assembly of A and b in the last step (stage 4, not in stats.solve_seconds)
   int bad_body;             // body with a non-finite state after the last step, or -1
   // Called (when set) with the assembled MLCP and the warm start, just before
   // the solver runs: benchmarks replay the same problem to other solvers
