@@ -204,21 +204,27 @@ static int sub_extract(const TsrMlcp *p, const int *sub_of, const int *loc, int 
   A->m = n;
   A->symmetric = p->symmetric;
   int na = 0, ng = 0;
-  A->Ap[0] = u->Gp[0] = 0;
+  // Locals: through A and u the compiler reloads every pointer after each
+  // store (this loop was three quarters of the extraction).
+  const int *restrict pAp = p->Ap, *restrict pAi = p->Ai, *restrict rows = u->rows;
+  const double *restrict pAx = p->Ax;
+  int *restrict Ap = A->Ap, *restrict Ai = A->Ai, *restrict Gp = u->Gp, *restrict Gg = u->Gg;
+  double *restrict Ax = A->Ax, *restrict Gx = u->Gx;
+  Ap[0] = Gp[0] = 0;
   for (int c = 0; c < n; c++) {
-    int j = u->rows[c];
-    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) {
-      int r = p->Ai[q], s = sub_of[r];
+    int j = rows[c];
+    for (int q = pAp[j], end = pAp[j + 1]; q < end; q++) {
+      int r = pAi[q], s = sub_of[r];
       if (s == i) {
-        A->Ai[na] = loc[r];
-        A->Ax[na++] = p->Ax[q];
+        Ai[na] = loc[r];
+        Ax[na++] = pAx[q];
       } else if (s < 0) {
-        u->Gg[ng] = loc[r];
-        u->Gx[ng++] = p->Ax[q];
+        Gg[ng] = loc[r];
+        Gx[ng++] = pAx[q];
       }
     }
-    A->Ap[c + 1] = na;
-    u->Gp[c + 1] = ng;
+    Ap[c + 1] = na;
+    Gp[c + 1] = ng;
     u->b0[c] = p->b[j];
     A->lo[c] = p->lo[j];
     A->hi[c] = p->hi[j];
