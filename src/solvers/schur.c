@@ -988,7 +988,6 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
   }
   int nd = 0;
   for (int i = 0; i < N; i++) nd += ss->sub[i].deferred;
-
   if (nd > 0) {
     // The linear subsystems for the returned iterate's lambda_Gamma.
     double te = tsr_substructure_now();
