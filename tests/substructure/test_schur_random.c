@@ -41,8 +41,10 @@ static double rel_err(const double *a, const double *b, int m) {
   return e / fmax(1.0, s);
 }
 
-static void run_solver(TsrSolverType type, const TsrMlcp *p, const TsrPartition *part, const double *ls, int bilateral,
-                       Tally *t) {
+// One cold solve (no warm start, 2 threads) of p by a new solver of the
+// given type into lam (m + 1 entries). Returns its rc, or -100 when the
+// solver could not be made.
+static int solve_cold(TsrSolverType type, const TsrMlcp *p, const TsrPartition *part, double *lam, TsrSolveStats *st) {
   TsrSolverParams prm;
   tsr_solver_default_params(type, &prm);
   prm.warm_start = 0;
@@ -50,12 +52,26 @@ static void run_solver(TsrSolverType type, const TsrMlcp *p, const TsrPartition 
   char err[128];
   TsrSolver *s = tsr_solver_create(&prm, err, sizeof err);
   ENSURE_MSG(s != NULL, "%s", err);
-  if (!s) return;
+  if (!s) return -100;
+  int8_t *set = calloc((size_t)p->m + 1, 1);
+  int rc = tsr_solver_solve(s, p, part, lam, set, st);
+  free(set);
+  tsr_solver_free(&s);
+  return rc;
+}
+
+static void run_solver(TsrSolverType type, const TsrMlcp *p, const TsrPartition *part, const double *ls, int bilateral,
+                       Tally *t) {
+  TsrSolverParams prm;
+  tsr_solver_default_params(type, &prm);
   int m = p->m;
   double *lam = calloc((size_t)m + 1, sizeof *lam);
-  int8_t *set = calloc((size_t)m + 1, 1);
   TsrSolveStats st;
-  int rc = tsr_solver_solve(s, p, part, lam, set, &st);
+  int rc = solve_cold(type, p, part, lam, &st);
+  if (rc == -100) {
+    free(lam);
+    return;
+  }
   ENSURE_MSG(rc >= 0, "%s failed: %d", tsr_solver_type_name(type), rc);
   double res = tsr_mlcp_residual(p, lam, NULL), rel = res / fmax(1.0, norm2(p->b, m));
   ENSURE_NEAR(st.residual, res, 1e-12 * fmax(1.0, res) + 1e-14 * norm2(p->b, m));
@@ -80,8 +96,7 @@ static void run_solver(TsrSolverType type, const TsrMlcp *p, const TsrPartition 
   }
   if (bilateral && type == TSR_SOLVER_SCHUR_BPP)
     ENSURE_MSG(st.coupling_iterations == 1 && st.converged, "bilateral: k = %d", st.coupling_iterations);
-  free(lam), free(set);
-  tsr_solver_free(&s);
+  free(lam);
 }
 
 // schur-bpp with and without deferred linear subsystems on p: the same
@@ -96,19 +111,8 @@ static int same_with_deferral(const TsrMlcp *p, const TsrPartition *part) {
       setenv("TSR_SCHUR_NO_DEFER", "1", 1);
     else
       unsetenv("TSR_SCHUR_NO_DEFER");
-    TsrSolverParams prm;
-    tsr_solver_default_params(TSR_SOLVER_SCHUR_BPP, &prm);
-    prm.warm_start = 0;
-    prm.threads = 2;
-    char err[128];
-    TsrSolver *s = tsr_solver_create(&prm, err, sizeof err);
-    ENSURE_MSG(s != NULL, "%s", err);
-    if (!s) return 0;
     lam[a] = calloc((size_t)m + 1, sizeof *lam[a]);
-    int8_t *set = calloc((size_t)m + 1, 1);
-    ENSURE(tsr_solver_solve(s, p, part, lam[a], set, &st[a]) >= 0);
-    free(set);
-    tsr_solver_free(&s);
+    ENSURE(solve_cold(TSR_SOLVER_SCHUR_BPP, p, part, lam[a], &st[a]) >= 0);
   }
   unsetenv("TSR_SCHUR_NO_DEFER");
   ENSURE_MSG(st[0].converged == st[1].converged && st[0].coupling_iterations == st[1].coupling_iterations,
