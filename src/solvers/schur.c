@@ -383,7 +383,11 @@ void tsr_substructure_start(const TsrMlcp *p, const TsrSolverParams *params, con
   }
 }
 
-int tsr_substructure_solve_subsystems(const TsrSolverParams *params, TsrSubstructure *ss) {
+// SUBSYSTEMSOLVE on the subsystems whose deferred flag equals deferred: in
+// the coupling loop (0) every subsystem but the deferred linear ones, whose
+// statistics and rc are cleared; after it (1) those alone, the others left
+// as their last coupling iteration made them.
+static int solve_some(const TsrSolverParams *params, int deferred, TsrSubstructure *ss) {
   int fail = 0;
   TsrSolverParams sp = *params;
   sp.warm_start = 1;  // from sub->set (I^(k-1)), see Algorithm 1 and §5.2
@@ -391,20 +395,23 @@ int tsr_substructure_solve_subsystems(const TsrSolverParams *params, TsrSubstruc
 #pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail) reduction(max : longest)
   for (int o = 0; o < ss->n_sub; o++) {
     TsrSchurSub *u = &ss->sub[ss->order[o]];
-    memset(&u->st, 0, sizeof u->st);
-    if (u->deferred) {  // solved after the coupling loop (schur.c)
-      u->rc = 0;
+    if (u->deferred != deferred) {
+      if (!deferred) memset(&u->st, 0, sizeof u->st), u->rc = 0;
       continue;
     }
     double t0 = tsr_now_seconds();
+    memset(&u->st, 0, sizeof u->st);
     sub_rhs(ss->lam_g, u);
     u->rc = u->n ? tsr_bpp_retry_solve(&u->mlcp, &sp, u->lambda, u->set, &u->st, u->bpp, u->retry) : 0;
-    u->hash = set_hash(u->set, u->n, 1469598103934665603ULL);
     fail |= u->rc < 0;
     longest = fmax(longest, tsr_now_seconds() - t0);
   }
   ss->times.subsystems_longest += longest;
   return fail ? -1 : 0;
+}
+
+int tsr_substructure_solve_subsystems(const TsrSolverParams *params, TsrSubstructure *ss) {
+  return solve_some(params, 0, ss);
 }
 
 void tsr_substructure_gather(const TsrSubstructure *ss, double *lambda, int8_t *index_set) {
@@ -992,22 +999,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     // The linear subsystems for the returned iterate's lambda_Gamma.
     double te = tsr_substructure_now();
     for (int g = 0; g < ng; g++) ss->lam_g[g] = lambda[ss->gamma[g]];
-    int fail = 0;
-    double longest = 0.0;
-    TsrSolverParams sp = *params;
-    sp.warm_start = 1;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail) reduction(max : longest)
-    for (int o = 0; o < N; o++) {
-      TsrSchurSub *u = &ss->sub[ss->order[o]];
-      if (!u->deferred) continue;
-      double t0 = tsr_now_seconds();
-      sub_rhs(ss->lam_g, u);
-      memset(&u->st, 0, sizeof u->st);
-      u->rc = tsr_bpp_retry_solve(&u->mlcp, &sp, u->lambda, u->set, &u->st, u->bpp, u->retry);
-      fail |= u->rc < 0;
-      longest = fmax(longest, tsr_now_seconds() - t0);
-    }
-    if (fail) return -1;
+    if (solve_some(params, 1, ss)) return -1;
     for (int i = 0; i < N; i++) {
       TsrSchurSub *u = &ss->sub[i];
       if (!u->deferred) continue;
@@ -1018,7 +1010,6 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     }
     // Eq. 29 of the returned iterate with every subsystem solved.
     last_res = restored ? tsr_mlcp_residual_ws(p, lambda, ss->w, NULL) : coupled_residual(p, ss);
-    ss->times.subsystems_longest += longest;
     ss->times.subsystems += tsr_substructure_now() - te;
   }
   ss->times.solves++;

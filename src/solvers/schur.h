@@ -66,7 +66,6 @@ typedef struct {
   TsrSolveStats st;
   int rc;
   int changed_at;  // last coupling iteration whose solve changed I_i
-  uint64_t hash;
   // linear: every row bilateral (no finite bound), so I_i is all free at
   // every coupling iteration. deferred: schur-bpp solves it only once, after
   // the coupling loop (schur.c, "Linear subsystems"); set per step.
