@@ -315,6 +315,26 @@ static void print_phases(int ns, const Row *rows) {
              rows[k].merged_ms);
 }
 
+// argv[*i] as the option name: its value is the next argument or, with
+// with_eq, also "name=value". Returns 1 (taken: *out, *i past it), 0 (not
+// this option) or -1 (no value: the error is printed).
+static int option_value(int argc, char **argv, int *i, const char *name, int with_eq, const char *what,
+                        const char **out) {
+  size_t n = strlen(name);
+  if (strncmp(argv[*i], name, n)) return 0;
+  if (argv[*i][n] == '=' && with_eq) {
+    *out = argv[*i] + n + 1;
+    return 1;
+  }
+  if (argv[*i][n] != '\0') return 0;
+  if (*i + 1 >= argc) {
+    tsr_cli_error("%s needs %s", name, what);
+    return -1;
+  }
+  *out = argv[++*i];
+  return 1;
+}
+
 int tsr_cmd_compare(int argc, char **argv) {
   const char *solvers = "direct-bpp,pgs,pgs-sm,schur-bpp,schur-pgs-sm,fbic";
   const char *json = NULL, *replay = NULL;
@@ -323,36 +343,18 @@ int tsr_cmd_compare(int argc, char **argv) {
   if (!args) return 1;
   int nargs = 0;
   for (int i = 0; i < argc; i++) {
-    if (i > 0 && !strcmp(argv[i], "--solvers")) {
-      if (i + 1 >= argc) {
-        tsr_cli_error("--solvers needs a value");
-        free(args);
-        return 2;
-      }
-      solvers = argv[++i];
-    } else if (i > 0 && !strncmp(argv[i], "--solvers=", 10)) {
-      solvers = argv[i] + 10;
-    } else if (i > 0 && !strcmp(argv[i], "--json")) {
-      if (i + 1 >= argc) {
-        tsr_cli_error("--json needs a file name");
-        free(args);
-        return 2;
-      }
-      json = argv[++i];
-    } else if (i > 0 && !strcmp(argv[i], "--replay")) {
-      if (i + 1 >= argc) {
-        tsr_cli_error("--replay needs a solver name");
-        free(args);
-        return 2;
-      }
-      replay = argv[++i];
-    } else if (i > 0 && !strncmp(argv[i], "--replay=", 9)) {
-      replay = argv[i] + 9;
-    } else if (i > 0 && !strcmp(argv[i], "--cond")) {
-      cond = 1;
-    } else {
-      args[nargs++] = argv[i];
+    int got = 0;
+    if (i > 0) {
+      got = option_value(argc, argv, &i, "--solvers", 1, "a value", &solvers);
+      if (!got) got = option_value(argc, argv, &i, "--json", 0, "a file name", &json);
+      if (!got) got = option_value(argc, argv, &i, "--replay", 1, "a solver name", &replay);
+      if (!got && !strcmp(argv[i], "--cond")) got = cond = 1;
     }
+    if (got < 0) {
+      free(args);
+      return 2;
+    }
+    if (!got) args[nargs++] = argv[i];
   }
   TsrRunOptions o;
   int rc = tsr_parse_run_options(nargs, args, compare_usage, 0, &o);
