@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Substructuring on models no one wrote by hand: random jointed trees with
+# loops, random masses, shapes, groups, partition methods and subsystem sizes,
+# generated from fixed seeds (the same models on every run).
+#
+#   bilateral family (no contact, no limits, no unilateral rows): schur-bpp
+#     finds direct-bpp's impulses in exactly one coupling iteration at every
+#     step (seed 000 §5: with every row free, Eqs. 24-27 are an exact block
+#     elimination of the whole system), to 1e-8 relative to the largest
+#     impulse: masses within 100:1 and compliance >= 1e-8 keep these systems
+#     well conditioned (issue 4's tolerance for that case);
+#   contact family (a tilted ground plane, friction, limits, unilateral
+#     distance joints, mass ratios up to 1e4): schur-bpp runs to completion
+#     with every step converged, and --threads 1, 2 and 3 give bit-identical
+#     run files (ARCHITECTURE.md "Threads").
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+TESSERA = os.environ["TSR_TESSERA"]
+TIMINGS = ("seconds", "_ms")
+PARTITIONS = ["semantic", "mindp", "maxdp", "bfs", "none", "mass-ratio", "mix"]
+
+
+def model(seed, contact):
+    R = random.Random(seed)
+    n = R.randint(4, 30)
+    out = ["format: tessera-model/1", f"name: random_{'contact' if contact else 'bilateral'}_{seed}", "settings:",
+           "  step: %r" % (1 / 60 if contact else R.choice([1 / 60, 1 / 240])), "  duration: 1.0",
+           "  solver: {type: direct-bpp}",
+           "  partitioning: {method: %s, max_bodies: %d}" % (R.choice(PARTITIONS), R.randint(1, 8))]
+    if contact:
+        out.append("materials:\n  - {name: m, friction: %r, compliance: 1.0e-9, damping: 2.0}" % R.choice([0.0, 0.3, 0.8]))
+    out.append("bodies:")
+    if contact:
+        out.append("  - {name: ground, fixed: true, shape: {type: plane, normal: [%.3f, %.3f, 1]}}" %
+                   (R.uniform(-0.3, 0.3), R.uniform(-0.3, 0.3)))
+    # Bodies 0.3 m apart along a walk that always advances in x, 5-10 cm in
+    # size: in the bilateral family no two shapes meet in the steps run.
+    pos = []
+    for i in range(n):
+        if i == 0:
+            p = [0.0, 0.0, R.uniform(0.08, 0.3) if contact else 2.0]
+        else:
+            d = [1.0, R.uniform(-0.5, 0.5), R.uniform(-0.5, 0.5)]
+            L = math.sqrt(sum(x * x for x in d))
+            p = [pos[-1][k] + 0.3 * d[k] / L for k in range(3)]
+            if contact:  # above the plane (tilted by at most 0.3 m/m: 0.09 m over 0.3 m)
+                p[2] = max(p[2], 0.08 + 0.3 * abs(p[0]) + 0.3 * abs(p[1]))
+        pos.append(p)
+        mass = 10 ** R.uniform(-2, 2) if contact else 10 ** R.uniform(-1, 1)
+        shape = R.choice(["{type: sphere, radius: 0.05}", "{type: box, size: [0.08, 0.06, 0.05]}",
+                          "{type: capsule, radius: 0.03, length: 0.1}"])
+        group = ", group: g%d" % R.randrange(4) if R.random() < 0.7 else ""
+        out.append("  - {name: b%d, mass: %.6g, shape: %s, position: [%.4f, %.4f, %.4f]%s}" % (i, mass, shape, *p, group))
+    joints = []
+
+    def joint(a, b, pa, pb):
+        kinds = ["ball", "hinge", "universal", "fixed", "distance", "cable"] + (["prismatic"] if contact else [])
+        t = R.choice(kinds)
+        mid = [(pa[k] + pb[k]) / 2 for k in range(3)]
+        s = "  - {name: j%d, type: %s, bodies: [%s, %s]" % (len(joints), t, a, b)
+        if t == "distance":
+            s += ", anchors: [[%.4f, %.4f, %.4f], [%.4f, %.4f, %.4f]]" % (*pa, *pb)
+            if contact and R.random() < 0.3:
+                s += ", unilateral: true"
+        elif t == "cable":
+            s += ", anchor: [%.4f, %.4f, %.4f], compliance: {stretch: 1.0e-8, bend: 1.0e-3, twist: 1.0e-3}" % tuple(mid)
+        else:
+            s += ", anchor: [%.4f, %.4f, %.4f]" % tuple(mid)
+            if t in ("hinge", "prismatic"):
+                s += ", axis: [%d, %d, %d]" % R.choice([(1, 0, 0), (0, 1, 0), (0, 0, 1)])
+                if contact and R.random() < 0.3:
+                    s += ", limits: [-0.1, 0.1]"
+            if t == "universal":
+                s += ", axes: [[1, 0, 0], [0, 1, 0]]"
+        if t != "cable":
+            s += ", compliance: %r" % (R.choice([1e-10, 1e-8, 1e-6]) if contact else R.choice([1e-8, 1e-6]))
+        joints.append(s + "}")
+
+    for i in range(1, n):  # a tree: each body to one of the last three
+        j = R.randrange(max(0, i - 3), i)
+        joint("b%d" % j, "b%d" % i, pos[j], pos[i])
+    for _ in range(R.randint(0, 2)):  # loops between near bodies
+        a = R.randrange(n - 1)
+        b = min(n - 1, a + R.randint(1, 3))
+        joint("b%d" % a, "b%d" % b, pos[a], pos[b])
+    for _ in range(R.randint(1, 2)):  # held by the world
+        a = R.randrange(n)
+        joint("world", "b%d" % a, [pos[a][0], pos[a][1], pos[a][2] + 0.2], pos[a])
+    out.append("joints:")
+    out += joints
+    return "\n".join(out) + "\n"
+
+
+def datasets(path):
+    out = {}
+    with h5py.File(path, "r") as f:
+        def visit(name, obj):
+            if isinstance(obj, h5py.Dataset) and not any(t in name for t in TIMINGS):
+                out[name] = obj[()]
+        f.visititems(visit)
+    return out
+
+
+def run(path, solver, threads, steps, tmp):
+    out = os.path.join(tmp, f"{solver}_{threads}.h5")
+    p = subprocess.run([TESSERA, "run", path, "-o", out, "--overwrite", "--quiet", "--solver", solver,
+                        "--threads", str(threads), "--steps", str(steps)], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{solver} --threads {threads}: exit {p.returncode}: {p.stderr.strip()[-300:]}")
+    return datasets(out)
+
+
+def bilateral(seed, tmp):
+    path = os.path.join(tmp, "m.yaml")
+    with open(path, "w") as f:
+        f.write(model(seed, False))
+    d = run(path, "direct-bpp", 1, 10, tmp)
+    s = run(path, "schur-bpp", 2, 10, tmp)
+    if d["stats/contacts"].max() != 0:
+        return "the generated model has contacts"
+    k = s["stats/coupling_iterations"]
+    if not (k == 1).all():
+        return f"coupling iterations {k.tolist()}, expected 1 at every step"
+    ld, ls = d["constraints/impulse"], s["constraints/impulse"]
+    if ld.shape != ls.shape:
+        return "different constraint rows"
+    off = d["constraints/offset"]
+    worst = 0.0
+    for a, b in zip(off[:-1], off[1:]):
+        scale = max(np.abs(ld[a:b]).max(initial=0.0), 1e-300)
+        worst = max(worst, np.abs(ld[a:b] - ls[a:b]).max(initial=0.0) / scale)
+    if not worst <= 1e-8:
+        return f"impulses differ from direct-bpp by {worst:.2e} (relative)"
+    print(f"     up to {s['stats/subsystems'].max()} subsystems and "
+          f"{s['stats/interface_rows'].max()} interface rows; largest relative difference {worst:.1e}")
+    return None
+
+
+def contact(seed, tmp):
+    path = os.path.join(tmp, "m.yaml")
+    with open(path, "w") as f:
+        f.write(model(seed, True))
+    runs = [run(path, "schur-bpp", t, 40, tmp) for t in (1, 2, 3)]
+    if not (runs[0]["stats/converged"] == 1).all():
+        return "unconverged steps %s" % np.flatnonzero(runs[0]["stats/converged"] == 0).tolist()
+    for t, r in zip((2, 3), runs[1:]):
+        if r.keys() != runs[0].keys():
+            return f"--threads {t}: different datasets"
+        for name, x in runs[0].items():
+            y = r[name]
+            eq = np.array_equal(x, y, equal_nan=True) if getattr(x, "dtype", None) is not None and x.dtype.kind == "f" \
+                else np.array_equal(x, y)
+            if not eq:
+                return f"--threads {t}: {name} differs from --threads 1"
+    st = runs[0]
+    print(f"     up to {st['stats/contacts'].max()} contacts, {st['stats/subsystems'].max()} subsystems, "
+          f"{st['stats/interface_rows'].max()} interface rows; mean k {st['stats/coupling_iterations'].mean():.2f}")
+    return None
+
+
+def main():
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for family, check, seeds in (("bilateral", bilateral, range(100, 130)), ("contact", contact, range(200, 230))):
+            for seed in seeds:
+                try:
+                    why = check(seed, tmp)
+                except RuntimeError as e:
+                    why = str(e)
+                print(f"{'FAIL' if why else 'ok  '} {family} seed {seed}" + (f": {why}" if why else ""))
+                if why:
+                    failures += 1
+                    with open(os.path.join(tmp, "m.yaml")) as f:
+                        print(f.read())
+    print(f"{failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
