@@ -21,11 +21,11 @@ import subprocess
 import sys
 import tempfile
 
-import h5py
 import numpy as np
 
+from run_datasets import datasets, same
+
 TESSERA = os.environ["TSR_TESSERA"]
-TIMINGS = ("seconds", "_ms")
 PARTITIONS = ["semantic", "mindp", "maxdp", "bfs", "none", "mass-ratio", "mix"]
 
 
@@ -100,16 +100,6 @@ def model(seed, contact):
     return "\n".join(out) + "\n"
 
 
-def datasets(path):
-    out = {}
-    with h5py.File(path, "r") as f:
-        def visit(name, obj):
-            if isinstance(obj, h5py.Dataset) and not any(t in name for t in TIMINGS):
-                out[name] = obj[()]
-        f.visititems(visit)
-    return out
-
-
 def run(path, solver, threads, steps, tmp):
     out = os.path.join(tmp, f"{solver}_{threads}.h5")
     p = subprocess.run([TESSERA, "run", path, "-o", out, "--overwrite", "--quiet", "--solver", solver,
@@ -156,10 +146,7 @@ def contact(seed, tmp):
         if r.keys() != runs[0].keys():
             return f"--threads {t}: different datasets"
         for name, x in runs[0].items():
-            y = r[name]
-            eq = np.array_equal(x, y, equal_nan=True) if getattr(x, "dtype", None) is not None and x.dtype.kind == "f" \
-                else np.array_equal(x, y)
-            if not eq:
+            if not same(x, r[name]):
                 return f"--threads {t}: {name} differs from --threads 1"
     st = runs[0]
     print(f"     up to {st['stats/contacts'].max()} contacts, {st['stats/subsystems'].max()} subsystems, "

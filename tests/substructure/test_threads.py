@@ -8,30 +8,10 @@ import subprocess
 import sys
 import tempfile
 
-import h5py
-import numpy as np
+from run_datasets import datasets, same
 
 TESSERA = os.environ["TSR_TESSERA"]
 EXAMPLES = os.environ["TSR_EXAMPLES"]
-TIMINGS = ("seconds", "_ms")
-
-
-def datasets(path):
-    out = {}
-    with h5py.File(path, "r") as f:
-        def visit(name, obj):
-            if isinstance(obj, h5py.Dataset) and not any(t in name for t in TIMINGS):
-                out[name] = obj[()]
-        f.visititems(visit)
-    return out
-
-
-def same(x, y):
-    if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
-        if x.dtype.kind == "f":
-            return x.shape == y.shape and np.array_equal(x, y, equal_nan=True)
-        return np.array_equal(x, y)
-    return x == y
 
 
 def run(model, solver, threads, extra, tmp):
