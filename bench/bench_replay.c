@@ -36,8 +36,8 @@ enum { MAX_CAND = 8 };
 typedef struct {
   TsrSolverType type;
   TsrSolver *solver;
-  int n;  // steps recorded
-  double *ms, *res;
+  int n;                   // steps recorded
+  double *ms, *res, *rel;  // rel: tsr_mlcp_relative_residual
   int *conv, *k, *piv;
 } Cand;
 
@@ -49,7 +49,7 @@ typedef struct {
   TsrPartition part;
   double part_s;
   int part_n;
-  double *lam;
+  double *lam, *w, *sigma;
   int8_t *set;
   int cap;
   FILE *csv;
@@ -64,7 +64,9 @@ static void hook(const TsrWorld *w, void *ctx) {
   if (m > b->cap) {
     b->lam = realloc(b->lam, (size_t)m * sizeof *b->lam);
     b->set = realloc(b->set, (size_t)m);
-    if (!b->lam || !b->set) exit(1);
+    b->w = realloc(b->w, (size_t)m * sizeof *b->w);
+    b->sigma = realloc(b->sigma, (size_t)m * sizeof *b->sigma);
+    if (!b->lam || !b->set || !b->w || !b->sigma) exit(1);
     b->cap = m;
   }
   int any_sub = 0;
@@ -88,10 +90,12 @@ static void hook(const TsrWorld *w, void *ctx) {
     int j = c->n++;
     c->ms[j] = 1e3 * dt;
     c->res[j] = st.residual;
+    tsr_mlcp_slack(p, b->lam, b->w);
+    c->rel[j] = tsr_mlcp_relative_residual(p, b->lam, b->w, b->sigma, NULL);
     c->conv[j] = rc == 0;
     c->k[j] = st.coupling_iterations;
     c->piv[j] = st.iterations;
-    if (b->csv) fprintf(b->csv, ",%.4f,%.3e,%d,%d", c->ms[j], c->res[j], c->k[j], c->piv[j]);
+    if (b->csv) fprintf(b->csv, ",%.4f,%.3e,%d,%d,%.3e", c->ms[j], c->res[j], c->k[j], c->piv[j], c->rel[j]);
   }
   if (b->csv) fputc('\n', b->csv);
   tsr_pn_set_face(b->ref_face);
@@ -185,6 +189,7 @@ int main(int argc, char **argv) {
     if (!(c->solver = tsr_solver_create(&p, err, sizeof err))) return fprintf(stderr, "%s\n", err), 1;
     c->ms = calloc((size_t)ns, sizeof *c->ms);
     c->res = calloc((size_t)ns, sizeof *c->res);
+    c->rel = calloc((size_t)ns, sizeof *c->rel);
     c->conv = calloc((size_t)ns, sizeof *c->conv);
     c->k = calloc((size_t)ns, sizeof *c->k);
     c->piv = calloc((size_t)ns, sizeof *c->piv);
@@ -197,7 +202,7 @@ int main(int argc, char **argv) {
     fprintf(b.csv, "step,rows");
     for (int i = 0; i < b.nc; i++) {
       const char *n = tsr_solver_type_name(b.c[i].type);
-      fprintf(b.csv, ",%s_ms,%s_res,%s_k,%s_pivots", n, n, n, n);
+      fprintf(b.csv, ",%s_ms,%s_res,%s_k,%s_pivots,%s_rel", n, n, n, n, n);
     }
     fputc('\n', b.csv);
   }
@@ -220,25 +225,26 @@ int main(int argc, char **argv) {
   printf("model %s, steps [%d, %d), reference %s, %d threads\n", m.name, b.from, b.to,
          tsr_solver_type_name(m.settings.solver.type), threads);
   if (b.part_n) printf("partition (built every step): %.3f ms per step\n", 1e3 * b.part_s / b.part_n);
-  printf("%-14s %9s %9s %9s %9s %8s %10s %8s %9s\n", "solver", "mean ms", "median", "vs first", "med ratio", "% conv",
-         "max res", "avg k", "avg piv");
+  printf("%-14s %9s %9s %9s %9s %8s %10s %9s %8s %9s\n", "solver", "mean ms", "median", "vs first", "med ratio",
+         "% conv", "max res", "max rel", "avg k", "avg piv");
   double *ratio = calloc((size_t)ns + 1, sizeof *ratio);
   double mean0 = 0.0;
   for (int i = 0; i < b.nc; i++) {
     Cand *c = &b.c[i];
-    double sum = 0.0, rmax = 0.0, ks = 0.0, ps = 0.0;
+    double sum = 0.0, rmax = 0.0, relmax = 0.0, ks = 0.0, ps = 0.0;
     int nconv = 0;
     for (int j = 0; j < c->n; j++) {
       sum += c->ms[j], nconv += c->conv[j], ks += c->k[j], ps += c->piv[j];
       if (c->res[j] > rmax) rmax = c->res[j];
+      if (!(c->rel[j] <= relmax)) relmax = c->rel[j];
       ratio[j] = c->ms[j] > 0 ? b.c[0].ms[j] / c->ms[j] : 0.0;
     }
     int n = c->n > 0 ? c->n : 1;
     double mean = sum / n;
     if (i == 0) mean0 = mean;
-    printf("%-14s %9.3f %9.3f %8.2fx %8.2fx %8.1f %10.2e %8.2f %9.1f\n", tsr_solver_type_name(c->type), mean,
-           median(c->ms, c->n), mean > 0 ? mean0 / mean : 0.0, median(ratio, c->n), 100.0 * nconv / n, rmax, ks / n,
-           ps / n);
+    printf("%-14s %9.3f %9.3f %8.2fx %8.2fx %8.1f %10.2e %9.1e %8.2f %9.1f\n", tsr_solver_type_name(c->type), mean,
+           median(c->ms, c->n), mean > 0 ? mean0 / mean : 0.0, median(ratio, c->n), 100.0 * nconv / n, rmax, relmax,
+           ks / n, ps / n);
   }
   for (int i = 0; i < b.nc; i++) {
     double su, sc, in, sb;
@@ -252,16 +258,18 @@ int main(int argc, char **argv) {
       printf("%-14s longest ms:  S_Gamma block %.3f  subsystem %.3f  merged re-runs %.3f\n",
              tsr_solver_type_name(b.c[i].type), 1e3 * sl / n, 1e3 * bl / n, 1e3 * mg / n);
   }
-  printf("(vs first: ratio of means, the first solver's over this one's; med ratio: median of the per-step ratios)\n");
+  printf(
+      "(vs first: ratio of means, the first solver's over this one's; med ratio: median of the per-step ratios;\n"
+      " max rel: largest residual of a row relative to its own scale, tsr_mlcp_relative_residual)\n");
   free(ratio);
   if (b.csv) fclose(b.csv);
   tsr_world_free(&w);
   for (int i = 0; i < b.nc; i++) {
     tsr_solver_free(&b.c[i].solver);
-    free(b.c[i].ms), free(b.c[i].res), free(b.c[i].conv), free(b.c[i].k), free(b.c[i].piv);
+    free(b.c[i].ms), free(b.c[i].res), free(b.c[i].rel), free(b.c[i].conv), free(b.c[i].k), free(b.c[i].piv);
   }
   tsr_partition_free(&b.part);
-  free(b.lam), free(b.set);
+  free(b.lam), free(b.set), free(b.w), free(b.sigma);
   tsr_model_free(&m);
   return 0;
 }

@@ -12,6 +12,7 @@
 #include "mlcp/mlcp.h"
 #include "util/grow.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,6 +266,30 @@ void tsr_mlcp_matvec(const TsrMlcp *p, const double *x, double *y) {
   memset(y, 0, (size_t)p->m * sizeof *y);
   for (int j = 0; j < p->m; j++)
     if (x[j] != 0.0) tsr_mlcp_add_column(p, j, x[j], y);
+}
+
+double tsr_mlcp_relative_residual(const TsrMlcp *p, const double *lambda, const double *w, double *sigma, double *rho) {
+  int m = p->m;
+  double linf = 0.0, amax = 0.0, mx = 0.0;
+  for (int i = 0; i < m; i++) linf = fmax(linf, fabs(lambda[i]));
+  for (int q = 0; q < (m > 0 ? p->Ap[m] : 0); q++) amax = fmax(amax, fabs(p->Ax[q]));
+  double delta = TSR_MLCP_ROW_NOISE * linf;
+  for (int i = 0; i < m; i++) sigma[i] = fabs(p->b[i]);
+  for (int j = 0; j < m; j++) {
+    double a = fabs(lambda[j]) + delta;
+    if (a == 0.0) continue;
+    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) sigma[p->Ai[q]] += fabs(p->Ax[q]) * a;
+  }
+  for (int i = 0; i < m; i++) {
+    double d = amax;
+    for (int q = p->Ap[i]; q < p->Ap[i + 1]; q++)
+      if (p->Ai[q] == i && p->Ax[q] > 0.0) d = p->Ax[q];
+    double r = tsr_mlcp_row_residual(d * lambda[i], w[i], d * p->lo[i], d * p->hi[i]);
+    double ri = r > 0.0 ? r / fmax(sigma[i], DBL_MIN) : 0.0;
+    if (rho) rho[i] = ri;
+    if (!(ri <= mx)) mx = ri;  // NaN propagates
+  }
+  return mx;
 }
 
 void tsr_mlcp_slack(const TsrMlcp *p, const double *lambda, double *w) {

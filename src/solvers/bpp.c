@@ -32,10 +32,17 @@
 // chains (3000+ rows) an eta-feasible index set can be wrong with a relative
 // residual of 1e-7..1e-5, while tau = 1e-10 finds the exact set in fewer
 // pivots (tests/solvers/test_bpp_random.c). eta remains the tolerance of index
-// set classification (tsr_mlcp_index_set, the Schur coupling loop). When the
-// tau-feasible set still leaves a natural residual above roundoff, up to
-// POLISH_STEPS more pivots are made with a roundoff-level tolerance on the rows
-// of largest residual, keeping the iterate of lowest residual.
+// set classification (tsr_mlcp_index_set, the Schur coupling loop).
+//
+// The tau test is global, so it is loose for rows whose own terms are far
+// smaller than w_scale: one motor bound of 5e5 N m on a crane made the
+// tolerance 3e-4 for every row, and friction rows of magnitude ~1 kept a
+// slack of the wrong sign (tandem_cranes: residual 1e-4, 25 of 120 steps
+// above 1e-9). So when the tau-feasible set leaves any row with a residual
+// above POLISH_ROW (1e-9) of its own scale (tsr_mlcp_relative_residual; at
+// round-off it is ~1e-16), up to POLISH_STEPS more pivots are made on the
+// rows of largest relative residual, keeping the iterate of lowest relative
+// residual. Callers may polish further (solvers/bpp_retry.c).
 //
 // Rows with both bounds infinite (bilateral) are always free; rows with
 // lo == hi are fixed at lo and never pivot.
@@ -53,12 +60,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JP_TRIES 3          // block pivots allowed without progress (Júdice-Pires' p-bar)
-#define SINGLE_STEPS 5      // p of seed 000 §5.3
-#define POLISH_ETA 1e-13    // roundoff-level feasibility tolerance of the polishing pivots
-#define POLISH_ABOVE 1e-12  // polish when ||r|| > this * sqrt(m) * (scale of w)
+#define JP_TRIES 3      // block pivots allowed without progress (Júdice-Pires' p-bar)
+#define SINGLE_STEPS 5  // p of seed 000 §5.3
 #define POLISH_STEPS 10
 #define POLISH_FRACTION 0.01
+#define POLISH_ROW 1e-9  // polish when a row's residual exceeds this share of its own scale
 
 struct TsrBpp {
   TsrChol *chol;
@@ -66,17 +72,22 @@ struct TsrBpp {
   int8_t *s, *best_s, *prev_s, *tgt, *prev_tgt;  // tgt: the state an infeasible row pivots to
   int *F, *loc, *inf, *prev_inf;
   double *rhs, *x, *r, *w, *best_lambda, *rr;  // rr: per-row residual of Eq. 29
+  double *sc;                                  // scratch of tsr_mlcp_relative_residual
+  double *diag;                                // A_ii (relative_bound)
   uint64_t *table;
   int cap_table;
   // Factorisation reuse (tsr_bpp_enable_reuse): fset is the index set whose
   // A_FF the chol holds (unshifted), valid while A is unchanged.
   int reuse, matrix_set, fset_valid;
   int8_t *fset;
-  int stall_exit;  // tsr_bpp_set_stall_exit
-  int trace;       // TSR_BPP_TRACE: one line per pivot step on stderr
+  int stall_exit;   // tsr_bpp_set_stall_exit
+  double last_rho;  // tsr_bpp_relative_residual
+  int trace;        // TSR_BPP_TRACE: one line per pivot step on stderr
 };
 
 void tsr_bpp_set_stall_exit(TsrBpp *b, int on) { b->stall_exit = on; }
+
+double tsr_bpp_relative_residual(const TsrBpp *b) { return b->last_rho; }
 
 TsrBpp *tsr_bpp_create(void) {
   TsrBpp *b = calloc(1, sizeof *b);
@@ -94,6 +105,7 @@ static void free_arrays(TsrBpp *b) {
   free(b->s), free(b->best_s), free(b->prev_s), free(b->tgt), free(b->prev_tgt);
   free(b->F), free(b->loc), free(b->inf), free(b->prev_inf);
   free(b->rhs), free(b->x), free(b->r), free(b->w), free(b->best_lambda), free(b->rr);
+  free(b->sc), free(b->diag);
   free(b->fset);
   b->fset = NULL;
   b->fset_valid = 0;
@@ -138,9 +150,11 @@ static int reserve(TsrBpp *b, int m, int max_pivots) {
     b->w = malloc((size_t)n * sizeof(double));
     b->best_lambda = malloc((size_t)n * sizeof(double));
     b->rr = malloc((size_t)n * sizeof(double));
+    b->sc = malloc((size_t)n * sizeof(double));
+    b->diag = malloc((size_t)n * sizeof(double));
     b->fset = malloc((size_t)n);
     if (!b->fset || !b->s || !b->best_s || !b->prev_s || !b->tgt || !b->prev_tgt || !b->F || !b->loc || !b->inf ||
-        !b->prev_inf || !b->rhs || !b->x || !b->r || !b->w || !b->best_lambda || !b->rr)
+        !b->prev_inf || !b->rhs || !b->x || !b->r || !b->w || !b->best_lambda || !b->rr || !b->sc || !b->diag)
       return -1;
     b->cap = n;
   }
@@ -262,6 +276,49 @@ factored:
   return 0;
 }
 
+// An upper bound of tsr_mlcp_relative_residual without its pass over A:
+// sigma_i >= |b_i| + TSR_MLCP_ROW_NOISE ||lambda||_inf |A_ii| (one of its
+// terms), the same residual in slack units over that. At round-off it is far below
+// POLISH_ROW, so most solves skip the exact measure (which cost 12% of
+// chain_wrap's direct-bpp solve when made on every solve). Needs b->w.
+static double relative_bound(const TsrMlcp *p, const double *lambda, double amax, int *have_diag, TsrBpp *b) {
+  int m = p->m;
+  double *restrict d = b->diag;
+  if (!*have_diag) {
+    for (int i = 0; i < m; i++) {
+      d[i] = 0.0;
+      if (p->dense) {
+        d[i] = p->dense[(size_t)i * (size_t)m + (size_t)i];
+        continue;
+      }
+      int lo = p->Ap[i], hi = p->Ap[i + 1] - 1;  // row indices sorted within a column
+      while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (p->Ai[mid] < i)
+          lo = mid + 1;
+        else if (p->Ai[mid] > i)
+          hi = mid - 1;
+        else {
+          d[i] = p->Ax[mid];
+          break;
+        }
+      }
+    }
+    *have_diag = 1;
+  }
+  double linf = 0.0, mx = 0.0;
+  for (int i = 0; i < m; i++) linf = tsr_maxd(linf, fabs(lambda[i]));
+  double delta = TSR_MLCP_ROW_NOISE * linf;
+  for (int i = 0; i < m; i++) {
+    double di = d[i] > 0.0 ? d[i] : amax;  // as tsr_mlcp_relative_residual
+    double r = tsr_mlcp_row_residual(di * lambda[i], b->w[i], di * p->lo[i], di * p->hi[i]);
+    if (r == 0.0) continue;
+    double q = r / fmax(fabs(p->b[i]) + delta * fabs(d[i]), DBL_MIN);
+    if (!(q <= mx)) mx = q;
+  }
+  return mx;
+}
+
 int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambda, int8_t *index_set,
                   TsrSolveStats *stats, TsrBpp *b) {
   int m = p->m;
@@ -269,6 +326,7 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
   double eta = params->pivot_tolerance > 0 ? params->pivot_tolerance : 1e-10;  // tau (see the top)
   stats->converged = 0;
   stats->residual = 0.0;
+  b->last_rho = m == 0 ? 0.0 : NAN;
   if (m == 0) {
     stats->converged = 1;
     return 0;
@@ -307,7 +365,8 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
   double w_scale = fmax(b_inf, amax * bnd), lam_scale = w_scale / amax;
   if (!(w_scale > 0.0)) w_scale = lam_scale = DBL_MIN;
 
-  double best_res = INFINITY;
+  double best_res = INFINITY, best_rho = INFINITY;  // best_rho: while polishing
+  int have_diag = 0;
   int have_best = 0, converged = 0, steps = 0, factorizations = 0;
   int ninf_best = m + 1, tries = JP_TRIES, single_left = 0, murty = 0;
   int have_prev = 0, prev_next = -1;  // for recovery from singular A_FF
@@ -338,8 +397,13 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
     }
     // w = A lambda + b and the natural residual (Eq. 29).
     double res = tsr_mlcp_residual_ws(p, lambda, b->w, b->rr);
-    if (!have_best || res < best_res) {
+    // Polishing keeps the iterate of lowest relative residual (rho, in b->rr
+    // row by row: tsr_mlcp_relative_residual); until then, of lowest Eq. 29
+    // residual.
+    double rho = polish ? tsr_mlcp_relative_residual(p, lambda, b->w, b->sc, b->rr) : 0.0;
+    if (polish ? rho < best_rho : !have_best || res < best_res) {
       best_res = isnan(res) ? INFINITY : res;
+      best_rho = rho;
       memcpy(b->best_lambda, lambda, (size_t)m * sizeof *lambda);
       memcpy(b->best_s, s, (size_t)m);
       have_best = 1;
@@ -348,13 +412,15 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
     int ninf;
   classify:
     ninf = 0;
-    double e = polish ? POLISH_ETA : eta, tol_w = e * w_scale;
+    double tol_w = eta * w_scale;
     for (int i = 0; i < m; i++) {
       if (lo[i] == hi[i]) continue;
       int bad;
-      if (s[i] == TSR_INDEX_FREE)
-        bad = lambda[i] < lo[i] - e * fmax(fabs(lo[i]), lam_scale) ||
-              lambda[i] > hi[i] + e * fmax(fabs(hi[i]), lam_scale) || !isfinite(lambda[i]);
+      if (polish)  // a tight row's slack of the wrong sign, a free row outside its bounds
+        bad = b->rr[i] > POLISH_ROW && (s[i] != TSR_INDEX_FREE || !(lambda[i] >= lo[i] && lambda[i] <= hi[i]));
+      else if (s[i] == TSR_INDEX_FREE)
+        bad = lambda[i] < lo[i] - eta * fmax(fabs(lo[i]), lam_scale) ||
+              lambda[i] > hi[i] + eta * fmax(fabs(hi[i]), lam_scale) || !isfinite(lambda[i]);
       else if (s[i] == TSR_INDEX_LOWER)
         bad = b->w[i] < -tol_w;
       else
@@ -365,15 +431,19 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
       }
     }
     if (ninf == 0 && !converged) {
-      // Feasible to eta. Rows inside the eta band may still leave a residual
-      // well above roundoff (near-degenerate rows); then polish: a few more
-      // pivots with a roundoff-level tolerance, keeping the best iterate.
+      // Feasible to tau. Rows inside the tau band may still leave a residual
+      // well above round-off: near-degenerate rows, and rows whose own scale
+      // is far below w_scale (the tolerance is global). Then polish: a few
+      // more pivots on the rows whose residual is above POLISH_ROW of their
+      // own scale (tsr_mlcp_relative_residual), keeping the best iterate.
       converged = 1;
       final_res = res;
       memcpy(b->best_lambda, lambda, (size_t)m * sizeof *lambda);
       memcpy(b->best_s, s, (size_t)m);
       best_res = res;
-      if (res > POLISH_ABOVE * sqrt((double)m) * w_scale && steps < max_pivots) {
+      best_rho = relative_bound(p, lambda, amax, &have_diag, b);
+      if (best_rho > POLISH_ROW) best_rho = tsr_mlcp_relative_residual(p, lambda, b->w, b->sc, b->rr);
+      if (best_rho > POLISH_ROW && steps < max_pivots) {
         polish = 1;
         polish_left = POLISH_STEPS;
         goto classify;
@@ -389,10 +459,10 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
               : single_left || murty ? " (single)"
                                      : "");
     if (polish) {
-      // Polishing: block-pivot only the rows whose residual (Eq. 29) is
-      // within a factor POLISH_FRACTION of the largest: the strict tolerance
-      // also flags roundoff noise, and moving the noise would undo the
-      // eta-feasible set. The best iterate is kept whatever happens.
+      // Polishing: block-pivot only the rows whose relative residual is
+      // within a factor POLISH_FRACTION of the largest: moving rows near the
+      // threshold would undo the tau-feasible set for little. The best
+      // iterate is kept whatever happens.
       double rmax = 0.0;
       for (int k = 0; k < ninf; k++) rmax = tsr_maxd(rmax, b->rr[b->inf[k]]);
       memcpy(b->prev_s, s, (size_t)m);
@@ -454,6 +524,7 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
   if (index_set) memcpy(index_set, s, (size_t)m);
   stats->converged = converged;
   stats->residual = best_res;
+  if (converged) b->last_rho = best_rho;
   return converged ? 0 : 1;
 }
 

@@ -27,6 +27,12 @@ void tsr_bpp_free(TsrBpp **b);
 int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambda, int8_t *index_set,
                   TsrSolveStats *stats, TsrBpp *ctx);
 
+// The largest residual of a row relative to its own scale
+// (tsr_mlcp_relative_residual) of what the last tsr_bpp_solve returned, when
+// it returned 0, or an upper bound of it when that is below 1e-9 (where BPP
+// does not polish); NAN otherwise.
+double tsr_bpp_relative_residual(const TsrBpp *b);
+
 // The factorisation of A_FF of the last index set BPP solved with (the
 // returned one when tsr_bpp_solve returned 0), for reuse (seed 000 §5.2).
 TsrChol *tsr_bpp_chol(TsrBpp *b);

@@ -48,9 +48,11 @@ struct TsrBppRetry {
   int cap_lambda, cap_set, cap_start;
   double *best_lambda;  // the best iterate so far
   int8_t *best_set;
-  double *start;  // the caller's warm start (BPP does not read lambda)
-  int stall;      // the stall exit on the first BPP (TSR_RETRY_STALL=0: off)
-  int trace;      // TSR_RETRY_TRACE
+  double *start;      // the caller's warm start (BPP does not read lambda)
+  double *w, *sigma;  // polish's scratch
+  int cap_w, cap_sigma;
+  int stall;  // the stall exit on the first BPP (TSR_RETRY_STALL=0: off)
+  int trace;  // TSR_RETRY_TRACE
 };
 
 TsrBppRetry *tsr_bpp_retry_create(void) {
@@ -70,6 +72,7 @@ void tsr_bpp_retry_free(TsrBppRetry **pr) {
   free(r->best_lambda);
   free(r->best_set);
   free(r->start);
+  free(r->w), free(r->sigma);
   free(r);
   *pr = NULL;
 }
@@ -106,6 +109,67 @@ static int bpp_from_iterate(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverPar
   return tsr_bpp_solve(p, &bp, lambda, seed, st, bpp);
 }
 
+// Polishing of a converged result. The stages stop at global tolerances,
+// and rows whose own terms are far smaller than the largest row's can be
+// left wrong by 1e-7 of their own scale (a friction row of a light body
+// beside a 75 t crane). BPP polishes its own results (bpp.c) by pivoting,
+// a local search that can end short (tandem_cranes step 80: friction rows
+// flipping between their bounds); projected Newton stops row by row but
+// only a few Newton steps past its global tolerance (pn.c), and can crawl
+// there. So when a result's relative residual (tsr_mlcp_relative_residual)
+// is above POLISH_ROW, the other method gets PN_BUDGET kappa_iter more steps
+// from it: BPP seeded with its index set (unless BPP made it), then projected
+// Newton (symmetric A). The result of lowest relative residual is kept.
+#define POLISH_ROW 1e-9
+static double measured_rho(TsrBppRetry *r, const TsrMlcp *p, const double *lambda) {
+  tsr_mlcp_slack(p, lambda, r->w);
+  return tsr_mlcp_relative_residual(p, lambda, r->w, r->sigma, NULL);
+}
+
+// Copies an iterate (the index set when there is one).
+static void copy_iterate(int m, double *dst_lambda, int8_t *dst_set, const double *lambda, const int8_t *set) {
+  memcpy(dst_lambda, lambda, (size_t)m * sizeof *lambda);
+  if (dst_set && set) memcpy(dst_set, set, (size_t)m);
+}
+
+static void polish(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *params, int from_bpp, double *lambda,
+                   int8_t *index_set, TsrSolveStats *stats, TsrBpp *bpp) {
+  int m = p->m;
+  if (tsr_grow((void **)&r->best_lambda, &r->cap_lambda, m + 1, sizeof *r->best_lambda) ||
+      tsr_grow((void **)&r->best_set, &r->cap_set, m + 1, sizeof *r->best_set) ||
+      tsr_grow((void **)&r->w, &r->cap_w, m + 1, sizeof *r->w) ||
+      tsr_grow((void **)&r->sigma, &r->cap_sigma, m + 1, sizeof *r->sigma))
+    return;
+  double rho0 = from_bpp ? tsr_bpp_relative_residual(bpp) : measured_rho(r, p, lambda);
+  if (!(rho0 > POLISH_ROW)) return;
+  double best_rho = rho0, best_res = stats->residual;
+  copy_iterate(m, r->best_lambda, r->best_set, lambda, index_set);
+  if (!from_bpp) {
+    TsrSolveStats bst = {0};
+    int brc = bpp_from_iterate(r, p, params, PN_BUDGET * params->max_pivots, lambda, index_set, &bst, bpp);
+    stats->iterations += bst.iterations, stats->factorizations += bst.factorizations;
+    double rho = brc == 0 ? tsr_bpp_relative_residual(bpp) : INFINITY;
+    if (rho < best_rho) {
+      best_rho = rho, best_res = bst.residual;
+      copy_iterate(m, r->best_lambda, r->best_set, lambda, index_set);
+    }
+  }
+  if (best_rho > POLISH_ROW && p->symmetric && (r->pn || (r->pn = tsr_pn_create()))) {
+    memcpy(lambda, r->best_lambda, (size_t)m * sizeof *lambda);
+    TsrSolveStats pst = {0};
+    int prc = tsr_pn_solve(p, PN_BUDGET * params->max_pivots, lambda, index_set, &pst, r->pn);
+    stats->iterations += pst.iterations, stats->factorizations += pst.factorizations;
+    double rho = prc == 0 ? measured_rho(r, p, lambda) : INFINITY;
+    if (rho < best_rho) {
+      best_rho = rho, best_res = pst.residual;
+      copy_iterate(m, r->best_lambda, r->best_set, lambda, index_set);
+    }
+  }
+  copy_iterate(m, lambda, index_set, r->best_lambda, r->best_set);
+  stats->residual = best_res;
+  if (r->trace) fprintf(stderr, "bpp polish, %d rows: relative residual %.3e -> %.3e\n", m, rho0, best_rho);
+}
+
 int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambda, int8_t *index_set,
                         TsrSolveStats *stats, TsrBpp *bpp, TsrBppRetry *r) {
   int m = p->m;
@@ -119,6 +183,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   tsr_bpp_set_stall_exit(bpp, 0);
   *stats = first;
   stats->iterations += it0, stats->factorizations += fa0;
+  if (rc == 0 && m > 0) polish(r, p, params, 1, lambda, index_set, stats, bpp);
   if (rc <= 0 || m == 0) return rc;
   if (tsr_grow((void **)&r->best_lambda, &r->cap_lambda, m + 1, sizeof *r->best_lambda) ||
       tsr_grow((void **)&r->best_set, &r->cap_set, m + 1, sizeof *r->best_set))
@@ -187,5 +252,6 @@ done:
     fprintf(stderr, "bpp restarts, %d rows: %s (%s), %d factorisations, residual %.3e\n", m,
             rc == 0 ? "solved" : "not solved", stage, facts, stats->residual);
   stats->iterations = it0 + spent, stats->factorizations = fa0 + facts;
+  if (rc == 0) polish(r, p, params, strcmp(stage, "projected Newton") != 0, lambda, index_set, stats, bpp);
   return rc;
 }

@@ -18,7 +18,8 @@
 // a BPP pivot would).
 //
 // Iteration, from lambda projected onto the box:
-//   w = A lambda + b; stop when the natural residual (Eq. 29) is at round-off;
+//   w = A lambda + b; stop when the natural residual (Eq. 29) is at round-off,
+//     globally and row by row (PN_ROW);
 //   eps = min(eps0, |lambda - P[lambda - w]|)        (Bertsekas' eps^k)
 //   binding B: rows with lambda within eps of a bound and w pushing out of the
 //              box there (lo == hi rows always); free F: the others;
@@ -62,10 +63,20 @@
 #include "linalg/chol.h"
 #include "util/env.h"
 
+// The global stop (Eq. 29 at 1e-12 of max(|b|_inf, max|A_ij| |lambda|_inf))
+// is loose for rows whose terms are far smaller than the largest row's: it
+// accepted steps of chain_drop's pile-up with rows wrong by 1e-7..5e-7 of
+// their own scale. Past it, up to PN_ROW_STEPS more Newton steps are taken
+// while some row's residual exceeds PN_ROW of its own scale
+// (tsr_mlcp_relative_residual), and the best such iterate is returned.
+#define PN_ROW 1e-10
+#define PN_ROW_STEPS 5
+
 struct TsrPn {
   TsrChol *chol;
   int cap;
   double *w, *d, *trial, *delta, *Ad, *Ad1, *rhs, *x, *diag, *face, *face_w;
+  double *sigma, *keep;  // the per-row stop (see PN_ROW)
   int *F, *F2, *clipped;
   int8_t *binding;
   // the dense line search's column sums over the clipped rows (arc_search)
@@ -101,6 +112,7 @@ void tsr_pn_free(TsrPn **ppn) {
   free(pn->face), free(pn->face_w), free(pn->F2);
   free(pn->diag), free(pn->F), free(pn->clipped), free(pn->binding);
   free(pn->arcP), free(pn->arcQ), free(pn->arcB), free(pn->arcC), free(pn->inC);
+  free(pn->sigma), free(pn->keep);
   free(pn);
   *ppn = NULL;
 }
@@ -108,8 +120,8 @@ void tsr_pn_free(TsrPn **ppn) {
 static int reserve(TsrPn *pn, int m) {
   if (m <= pn->cap && pn->w) return 0;
   int c = m + m / 4 + 8;
-  double **dv[] = {&pn->w, &pn->d,    &pn->trial, &pn->delta,  &pn->Ad,   &pn->Ad1,  &pn->rhs,
-                   &pn->x, &pn->diag, &pn->face,  &pn->face_w, &pn->arcP, &pn->arcQ, &pn->arcB};
+  double **dv[] = {&pn->w,    &pn->d,    &pn->trial,  &pn->delta, &pn->Ad,   &pn->Ad1,  &pn->rhs,   &pn->x,
+                   &pn->diag, &pn->face, &pn->face_w, &pn->arcP,  &pn->arcQ, &pn->arcB, &pn->sigma, &pn->keep};
   for (size_t k = 0; k < sizeof dv / sizeof *dv; k++) {
     double *q = realloc(*dv[k], (size_t)c * sizeof *q);
     if (!q) return -1;
@@ -398,6 +410,10 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
   for (int i = 0; i < m; i++) lambda[i] = clamp(isfinite(lambda[i]) ? lambda[i] : 0.0, p->lo[i], p->hi[i]);
   int rc = 1, it = 0;
   double mu = 0.0;  // shift of A_FF (see the top of the file)
+  // Iterates that met the global tolerance: how many, the best one's
+  // relative residual (its copy in pn->keep).
+  int met = 0;
+  double met_rho = INFINITY;
   // The factorisation held by pn->chol: its free set is the previous
   // iteration's F (pn->F is rebuilt in place) when have_f, with shift f_mu.
   int have_f = 0, f_nf = -1, face_on = tsr_pn_face();
@@ -412,11 +428,18 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
       rn2 += r * r;
       rinf = tsr_maxd(rinf, fabs(r));
     }
-    // Round-off level of w = A lambda + b.
+    // Round-off level of w = A lambda + b, then of each row (PN_ROW).
     double tol = 1e-12 * fmax(1.0, fmax(bmax, amax * lmax));
     if (rinf <= tol) {
-      rc = 0;
-      break;
+      double rho = tsr_mlcp_relative_residual(p, lambda, w, pn->sigma, NULL);
+      if (rho < met_rho) {
+        met_rho = rho;
+        memcpy(pn->keep, lambda, (size_t)m * sizeof *lambda);
+      }
+      if (!(rho > PN_ROW) || met++ >= PN_ROW_STEPS) {
+        rc = 0;
+        break;
+      }
     }
     if (pn->trace) fprintf(stderr, "pn it %d res_inf %.3e tol %.1e lmax %.3e\n", it, rinf, tol, lmax);
     if (it == max_iter) break;
@@ -504,6 +527,10 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
     }
     if (!accepted) break;  // no descent left at this precision: the best iterate stands
     memcpy(lambda, step, (size_t)m * sizeof *lambda);
+  }
+  if (met) {  // the best iterate that met the global tolerance
+    memcpy(lambda, pn->keep, (size_t)m * sizeof *lambda);
+    rc = 0;
   }
   if (index_set)
     for (int i = 0; i < m; i++)
