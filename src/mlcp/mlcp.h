@@ -143,6 +143,22 @@ void tsr_mlcp_matvec(const TsrMlcp *p, const double *x, double *y);
 #define TSR_MLCP_ROW_NOISE 1e-10
 double tsr_mlcp_relative_residual(const TsrMlcp *p, const double *lambda, const double *w, double *sigma, double *rho);
 
+// A_ii, or 0 where A has no entry there (binary search: row indices are
+// sorted within a column).
+static inline double tsr_mlcp_diag(const TsrMlcp *p, int i) {
+  int lo = p->Ap[i], hi = p->Ap[i + 1] - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (p->Ai[mid] < i)
+      lo = mid + 1;
+    else if (p->Ai[mid] > i)
+      hi = mid - 1;
+    else
+      return p->Ax[mid];
+  }
+  return 0.0;
+}
+
 // y += alpha A_j (column j of A), from p->dense when there is one: the same
 // terms in the same order (its zero entries add nothing).
 static inline void tsr_mlcp_add_column(const TsrMlcp *p, int j, double alpha, double *y) {

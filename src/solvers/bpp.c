@@ -73,7 +73,6 @@ struct TsrBpp {
   int *F, *loc, *inf, *prev_inf;
   double *rhs, *x, *r, *w, *best_lambda, *rr;  // rr: per-row residual of Eq. 29
   double *sc;                                  // scratch of tsr_mlcp_relative_residual
-  double *diag;                                // A_ii (relative_bound)
   uint64_t *table;
   int cap_table;
   // Factorisation reuse (tsr_bpp_enable_reuse): fset is the index set whose
@@ -105,7 +104,7 @@ static void free_arrays(TsrBpp *b) {
   free(b->s), free(b->best_s), free(b->prev_s), free(b->tgt), free(b->prev_tgt);
   free(b->F), free(b->loc), free(b->inf), free(b->prev_inf);
   free(b->rhs), free(b->x), free(b->r), free(b->w), free(b->best_lambda), free(b->rr);
-  free(b->sc), free(b->diag);
+  free(b->sc);
   free(b->fset);
   b->fset = NULL;
   b->fset_valid = 0;
@@ -151,10 +150,9 @@ static int reserve(TsrBpp *b, int m, int max_pivots) {
     b->best_lambda = malloc((size_t)n * sizeof(double));
     b->rr = malloc((size_t)n * sizeof(double));
     b->sc = malloc((size_t)n * sizeof(double));
-    b->diag = malloc((size_t)n * sizeof(double));
     b->fset = malloc((size_t)n);
     if (!b->fset || !b->s || !b->best_s || !b->prev_s || !b->tgt || !b->prev_tgt || !b->F || !b->loc || !b->inf ||
-        !b->prev_inf || !b->rhs || !b->x || !b->r || !b->w || !b->best_lambda || !b->rr || !b->sc || !b->diag)
+        !b->prev_inf || !b->rhs || !b->x || !b->r || !b->w || !b->best_lambda || !b->rr || !b->sc)
       return -1;
     b->cap = n;
   }
@@ -276,44 +274,34 @@ factored:
   return 0;
 }
 
-// An upper bound of tsr_mlcp_relative_residual without its pass over A:
-// sigma_i >= |b_i| + TSR_MLCP_ROW_NOISE ||lambda||_inf |A_ii| (one of its
-// terms), the same residual in slack units over that. At round-off it is far below
-// POLISH_ROW, so most solves skip the exact measure (which cost 12% of
-// chain_wrap's direct-bpp solve when made on every solve). Needs b->w.
-static double relative_bound(const TsrMlcp *p, const double *lambda, double amax, int *have_diag, TsrBpp *b) {
+// tsr_mlcp_relative_residual's largest row, or an upper bound of it when that
+// is below POLISH_ROW, without its two passes over A (made on every solve,
+// they cost chain_drop's direct-bpp 50% more time per falling step): each
+// row's sigma_i is bounded below by |b_i| + |w_i - b_i| + delta |A_ii| (the
+// triangle inequality on its terms), and only a row that this bound does not
+// clear gets its exact sigma_i, from column i (= row i, A symmetric). Needs
+// b->w.
+static double relative_bound(const TsrMlcp *p, const double *lambda, double amax, TsrBpp *b) {
   int m = p->m;
-  double *restrict d = b->diag;
-  if (!*have_diag) {
-    for (int i = 0; i < m; i++) {
-      d[i] = 0.0;
-      if (p->dense) {
-        d[i] = p->dense[(size_t)i * (size_t)m + (size_t)i];
-        continue;
-      }
-      int lo = p->Ap[i], hi = p->Ap[i + 1] - 1;  // row indices sorted within a column
-      while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (p->Ai[mid] < i)
-          lo = mid + 1;
-        else if (p->Ai[mid] > i)
-          hi = mid - 1;
-        else {
-          d[i] = p->Ax[mid];
-          break;
-        }
-      }
-    }
-    *have_diag = 1;
-  }
   double linf = 0.0, mx = 0.0;
   for (int i = 0; i < m; i++) linf = tsr_maxd(linf, fabs(lambda[i]));
   double delta = TSR_MLCP_ROW_NOISE * linf;
   for (int i = 0; i < m; i++) {
-    double di = d[i] > 0.0 ? d[i] : amax;  // as tsr_mlcp_relative_residual
-    double r = tsr_mlcp_row_residual(di * lambda[i], b->w[i], di * p->lo[i], di * p->hi[i]);
+    double wi = b->w[i], bi = p->b[i], r, aii = 0.0;
+    if (isfinite(p->lo[i]) || isfinite(p->hi[i])) {
+      aii = tsr_mlcp_diag(p, i);
+      double di = aii > 0.0 ? aii : amax;  // as tsr_mlcp_relative_residual
+      r = tsr_mlcp_row_residual(di * lambda[i], wi, di * p->lo[i], di * p->hi[i]);
+    } else {
+      r = fabs(wi);  // a bilateral row
+    }
     if (r == 0.0) continue;
-    double q = r / fmax(fabs(p->b[i]) + delta * fabs(d[i]), DBL_MIN);
+    double q = r / fmax(fabs(bi) + fabs(wi - bi) + delta * fabs(aii), DBL_MIN);
+    if (q > POLISH_ROW && p->symmetric) {
+      double s = fabs(bi);
+      for (int k = p->Ap[i]; k < p->Ap[i + 1]; k++) s += fabs(p->Ax[k]) * (fabs(lambda[p->Ai[k]]) + delta);
+      q = r / fmax(s, DBL_MIN);
+    }
     if (!(q <= mx)) mx = q;
   }
   return mx;
@@ -366,7 +354,6 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
   if (!(w_scale > 0.0)) w_scale = lam_scale = DBL_MIN;
 
   double best_res = INFINITY, best_rho = INFINITY;  // best_rho: while polishing
-  int have_diag = 0;
   int have_best = 0, converged = 0, steps = 0, factorizations = 0;
   int ninf_best = m + 1, tries = JP_TRIES, single_left = 0, murty = 0;
   int have_prev = 0, prev_next = -1;  // for recovery from singular A_FF
@@ -441,7 +428,7 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
       memcpy(b->best_lambda, lambda, (size_t)m * sizeof *lambda);
       memcpy(b->best_s, s, (size_t)m);
       best_res = res;
-      best_rho = relative_bound(p, lambda, amax, &have_diag, b);
+      best_rho = relative_bound(p, lambda, amax, b);
       if (best_rho > POLISH_ROW) best_rho = tsr_mlcp_relative_residual(p, lambda, b->w, b->sc, b->rr);
       if (best_rho > POLISH_ROW && steps < max_pivots) {
         polish = 1;
