@@ -13,10 +13,15 @@
 //   1. BPP from all-free with twice the pivot budget: near a change of
 //      contact topology the previous step's set can be a poor start
 //      (chain_drop: 50 pivots failed warm, 19 sufficed cold);
-//   2. projected Gauss-Seidel from zero (params.iterations sweeps at most),
-//      whose approximate solution's index set (Eq. 12) seeds BPP again with
-//      four times the budget: the failed BPP iterate can be far off (huge
-//      impulses of a nearly singular A_FF).
+//   2. projected Gauss-Seidel from zero (params.iterations sweeps at most):
+//      the failed iterates can be far off (huge impulses of a nearly
+//      singular A_FF). From its approximate solution, projected Newton
+//      again (symmetric A, PN_BUDGET times the pivot budget), and from where
+//      that ends (or from PGS's), BPP seeded with the index set (Eq. 12) and
+//      four times the budget. Projected Newton from the warm start can crawl
+//      on a pile (chain_drop step 578: 400 steps cut to a ~ 1e-3 by the
+//      bounds, residual 137 -> 3.2, and every later stage failed), while from
+//      PGS's solution it converged in 122.
 // Stiff over-constrained contact sets (a sphere chain sliding on a slope: 9
 // rows on 6 DOF per sphere) make A_FF nearly singular for most trial sets,
 // and block pivoting can wander for hundreds of pivots there (seen: 1,400
@@ -234,6 +239,16 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   TsrSolveStats pst = {0};
   memset(lambda, 0, (size_t)m * sizeof *lambda);
   if (tsr_pgs_solve(p, &pp, lambda, &pst, r->pgs) < 0) goto keep_first;
+  if (p->symmetric && r->pn) {
+    TsrSolveStats qst = {0};
+    int qrc = tsr_pn_solve(p, PN_BUDGET * params->max_pivots, lambda, index_set, &qst, r->pn);
+    if (stage_solved(qrc, &qst, &spent, &facts, stats)) {
+      rc = 0;
+      stage = "projected Newton from PGS";
+      goto done;
+    }
+    keep_if_better(r, p, qrc, &qst, lambda, index_set, &first);
+  }
   TsrSolveStats gst = {0};
   int rc2 = bpp_from_iterate(r, p, params, 4 * params->max_pivots, lambda, index_set, &gst, bpp);
   spent += gst.iterations, facts += gst.factorizations;
@@ -252,6 +267,6 @@ done:
     fprintf(stderr, "bpp restarts, %d rows: %s (%s), %d factorisations, residual %.3e\n", m,
             rc == 0 ? "solved" : "not solved", stage, facts, stats->residual);
   stats->iterations = it0 + spent, stats->factorizations = fa0 + facts;
-  if (rc == 0) polish(r, p, params, strcmp(stage, "projected Newton") != 0, lambda, index_set, stats, bpp);
+  if (rc == 0) polish(r, p, params, strncmp(stage, "projected Newton", 16) != 0, lambda, index_set, stats, bpp);
   return rc;
 }
