@@ -101,6 +101,18 @@ static int stage_solved(int src, const TsrSolveStats *st, int *spent, int *facts
   return 1;
 }
 
+// Projected Newton from lambda, PN_BUDGET kappa_iter Newton steps at most.
+// Returns 0 when it solved p (its stats are then the result), else its
+// return code; its iterate is kept in *best when better.
+static int pn_stage(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *params, double *lambda, int8_t *index_set,
+                    int *spent, int *facts, TsrSolveStats *stats, TsrSolveStats *best) {
+  TsrSolveStats st = {0};
+  int prc = tsr_pn_solve(p, PN_BUDGET * params->max_pivots, lambda, index_set, &st, r->pn);
+  if (stage_solved(prc, &st, spent, facts, stats)) return 0;
+  keep_if_better(r, p, prc, &st, lambda, index_set, best);
+  return prc;
+}
+
 // BPP warm-started from the index set (Eq. 12, tolerance eta) of an
 // approximate solution in lambda. Without a caller's index set, best_set
 // (unused then) is the scratch.
@@ -200,15 +212,13 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   // 0. Projected Newton from the warm start, PN_BUDGET kappa_iter Newton
   // steps at most.
   if (p->symmetric && (r->pn || (r->pn = tsr_pn_create()))) {
-    TsrSolveStats pst = {0};
     memcpy(lambda, r->start, (size_t)m * sizeof *lambda);
-    int prc = tsr_pn_solve(p, PN_BUDGET * params->max_pivots, lambda, index_set, &pst, r->pn);
-    if (stage_solved(prc, &pst, &spent, &facts, stats)) {
+    int prc = pn_stage(r, p, params, lambda, index_set, &spent, &facts, stats, &first);
+    if (prc == 0) {
       rc = 0;
       stage = "projected Newton";
       goto done;
     }
-    keep_if_better(r, p, prc, &pst, lambda, index_set, &first);
     if (prc > 0) {  // near the minimiser: its index set seeds block pivoting again
       TsrSolveStats bst = {0};
       int brc = bpp_from_iterate(r, p, params, params->max_pivots, lambda, index_set, &bst, bpp);
@@ -233,21 +243,17 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
     goto done;
   }
   keep_if_better(r, p, rc1, &cst, lambda, index_set, &first);
-  // 2. PGS from zero, its index set seeds BPP with four times the budget.
+  // 2. PGS from zero; projected Newton from its solution; BPP seeded from
+  // where that ends, with four times the budget.
   TsrSolverParams pp = *params;
   pp.warm_start = 0;
   TsrSolveStats pst = {0};
   memset(lambda, 0, (size_t)m * sizeof *lambda);
   if (tsr_pgs_solve(p, &pp, lambda, &pst, r->pgs) < 0) goto keep_first;
-  if (p->symmetric && r->pn) {
-    TsrSolveStats qst = {0};
-    int qrc = tsr_pn_solve(p, PN_BUDGET * params->max_pivots, lambda, index_set, &qst, r->pn);
-    if (stage_solved(qrc, &qst, &spent, &facts, stats)) {
-      rc = 0;
-      stage = "projected Newton from PGS";
-      goto done;
-    }
-    keep_if_better(r, p, qrc, &qst, lambda, index_set, &first);
+  if (p->symmetric && r->pn && pn_stage(r, p, params, lambda, index_set, &spent, &facts, stats, &first) == 0) {
+    rc = 0;
+    stage = "projected Newton from PGS";
+    goto done;
   }
   TsrSolveStats gst = {0};
   int rc2 = bpp_from_iterate(r, p, params, 4 * params->max_pivots, lambda, index_set, &gst, bpp);
