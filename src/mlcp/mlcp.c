@@ -281,9 +281,7 @@ double tsr_mlcp_relative_residual(const TsrMlcp *p, const double *lambda, const 
     for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) sigma[p->Ai[q]] += fabs(p->Ax[q]) * a;
   }
   for (int i = 0; i < m; i++) {
-    double d = tsr_mlcp_diag(p, i);
-    if (!(d > 0.0)) d = amax;
-    double r = tsr_mlcp_row_residual(d * lambda[i], w[i], d * p->lo[i], d * p->hi[i]);
+    double r = tsr_mlcp_row_residual_slack(lambda[i], w[i], p->lo[i], p->hi[i], tsr_mlcp_diag(p, i), amax);
     double ri = r > 0.0 ? r / fmax(sigma[i], DBL_MIN) : 0.0;
     if (rho) rho[i] = ri;
     if (!(ri <= mx)) mx = ri;  // NaN propagates

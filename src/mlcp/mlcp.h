@@ -143,6 +143,15 @@ void tsr_mlcp_matvec(const TsrMlcp *p, const double *x, double *y);
 #define TSR_MLCP_ROW_NOISE 1e-10
 double tsr_mlcp_relative_residual(const TsrMlcp *p, const double *lambda, const double *w, double *sigma, double *rho);
 
+// Eq. 29 for one row in slack units, as tsr_mlcp_relative_residual measures
+// it: the distances to the bounds times A_ii, or times amax (max|A_ij|) where
+// A_ii is not positive.
+static inline double tsr_mlcp_row_residual_slack(double lambda, double w, double lo, double hi, double aii,
+                                                 double amax) {
+  double d = aii > 0.0 ? aii : amax;
+  return tsr_mlcp_row_residual(d * lambda, w, d * lo, d * hi);
+}
+
 // A_ii, or 0 where A has no entry there (binary search: row indices are
 // sorted within a column).
 static inline double tsr_mlcp_diag(const TsrMlcp *p, int i) {

@@ -39,10 +39,11 @@
 // tolerance 3e-4 for every row, and friction rows of magnitude ~1 kept a
 // slack of the wrong sign (tandem_cranes: residual 1e-4, 25 of 120 steps
 // above 1e-9). So when the tau-feasible set leaves any row with a residual
-// above POLISH_ROW (1e-9) of its own scale (tsr_mlcp_relative_residual; at
-// round-off it is ~1e-16), up to POLISH_STEPS more pivots are made on the
-// rows of largest relative residual, keeping the iterate of lowest relative
-// residual. Callers may polish further (solvers/bpp_retry.c).
+// above TSR_BPP_POLISH_ROW (1e-9, bpp.h) of its own scale
+// (tsr_mlcp_relative_residual; at round-off it is ~1e-16), up to
+// POLISH_STEPS more pivots are made on the rows of largest relative
+// residual, keeping the iterate of lowest relative residual. Callers may
+// polish further (solvers/bpp_retry.c).
 //
 // Rows with both bounds infinite (bilateral) are always free; rows with
 // lo == hi are fixed at lo and never pivot.
@@ -64,7 +65,6 @@
 #define SINGLE_STEPS 5  // p of seed 000 §5.3
 #define POLISH_STEPS 10
 #define POLISH_FRACTION 0.01
-#define POLISH_ROW 1e-9  // polish when a row's residual exceeds this share of its own scale
 
 struct TsrBpp {
   TsrChol *chol;
@@ -274,9 +274,10 @@ factored:
   return 0;
 }
 
-// tsr_mlcp_relative_residual's largest row, or an upper bound of it when that
-// is below POLISH_ROW, without its two passes over A (made on every solve,
-// they cost chain_drop's direct-bpp 50% more time per falling step): each
+// tsr_mlcp_relative_residual's largest row, or an upper bound of it when
+// that is below TSR_BPP_POLISH_ROW, without its two passes over A (made on
+// every solve, they cost chain_drop's direct-bpp 50% more time per falling
+// step): each
 // row's sigma_i is bounded below by |b_i| + |w_i - b_i| + delta |A_ii| (the
 // triangle inequality on its terms), and only a row that this bound does not
 // clear gets its exact sigma_i, from column i (= row i, A symmetric). Needs
@@ -290,14 +291,13 @@ static double relative_bound(const TsrMlcp *p, const double *lambda, double amax
     double wi = b->w[i], bi = p->b[i], r, aii = 0.0;
     if (isfinite(p->lo[i]) || isfinite(p->hi[i])) {
       aii = tsr_mlcp_diag(p, i);
-      double di = aii > 0.0 ? aii : amax;  // as tsr_mlcp_relative_residual
-      r = tsr_mlcp_row_residual(di * lambda[i], wi, di * p->lo[i], di * p->hi[i]);
+      r = tsr_mlcp_row_residual_slack(lambda[i], wi, p->lo[i], p->hi[i], aii, amax);
     } else {
       r = fabs(wi);  // a bilateral row
     }
     if (r == 0.0) continue;
     double q = r / fmax(fabs(bi) + fabs(wi - bi) + delta * fabs(aii), DBL_MIN);
-    if (q > POLISH_ROW && p->symmetric) {
+    if (q > TSR_BPP_POLISH_ROW && p->symmetric) {
       double s = fabs(bi);
       for (int k = p->Ap[i]; k < p->Ap[i + 1]; k++) s += fabs(p->Ax[k]) * (fabs(lambda[p->Ai[k]]) + delta);
       q = r / fmax(s, DBL_MIN);
@@ -404,7 +404,7 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
       if (lo[i] == hi[i]) continue;
       int bad;
       if (polish)  // a tight row's slack of the wrong sign, a free row outside its bounds
-        bad = b->rr[i] > POLISH_ROW && (s[i] != TSR_INDEX_FREE || !(lambda[i] >= lo[i] && lambda[i] <= hi[i]));
+        bad = b->rr[i] > TSR_BPP_POLISH_ROW && (s[i] != TSR_INDEX_FREE || !(lambda[i] >= lo[i] && lambda[i] <= hi[i]));
       else if (s[i] == TSR_INDEX_FREE)
         bad = lambda[i] < lo[i] - eta * fmax(fabs(lo[i]), lam_scale) ||
               lambda[i] > hi[i] + eta * fmax(fabs(hi[i]), lam_scale) || !isfinite(lambda[i]);
@@ -421,16 +421,17 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
       // Feasible to tau. Rows inside the tau band may still leave a residual
       // well above round-off: near-degenerate rows, and rows whose own scale
       // is far below w_scale (the tolerance is global). Then polish: a few
-      // more pivots on the rows whose residual is above POLISH_ROW of their
-      // own scale (tsr_mlcp_relative_residual), keeping the best iterate.
+      // more pivots on the rows whose residual is above TSR_BPP_POLISH_ROW
+      // of their own scale (tsr_mlcp_relative_residual), keeping the best
+      // iterate.
       converged = 1;
       final_res = res;
       memcpy(b->best_lambda, lambda, (size_t)m * sizeof *lambda);
       memcpy(b->best_s, s, (size_t)m);
       best_res = res;
       best_rho = relative_bound(p, lambda, amax, b);
-      if (best_rho > POLISH_ROW) best_rho = tsr_mlcp_relative_residual(p, lambda, b->w, b->sc, b->rr);
-      if (best_rho > POLISH_ROW && steps < max_pivots) {
+      if (best_rho > TSR_BPP_POLISH_ROW) best_rho = tsr_mlcp_relative_residual(p, lambda, b->w, b->sc, b->rr);
+      if (best_rho > TSR_BPP_POLISH_ROW && steps < max_pivots) {
         polish = 1;
         polish_left = POLISH_STEPS;
         goto classify;

@@ -27,10 +27,15 @@ void tsr_bpp_free(TsrBpp **b);
 int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambda, int8_t *index_set,
                   TsrSolveStats *stats, TsrBpp *ctx);
 
+// A solve is finished when every row's residual is at most this share of
+// its own scale (tsr_mlcp_relative_residual): BPP polishes beyond it, and so
+// does bpp_retry.c. At round-off the measure is ~1e-16.
+#define TSR_BPP_POLISH_ROW 1e-9
+
 // The largest residual of a row relative to its own scale
 // (tsr_mlcp_relative_residual) of what the last tsr_bpp_solve returned, when
-// it returned 0, or an upper bound of it when that is below 1e-9 (where BPP
-// does not polish); NAN otherwise.
+// it returned 0, or an upper bound of it when that is below
+// TSR_BPP_POLISH_ROW (where BPP does not polish); NAN otherwise.
 double tsr_bpp_relative_residual(const TsrBpp *b);
 
 // The factorisation of A_FF of the last index set BPP solved with (the

@@ -134,10 +134,9 @@ static int bpp_from_iterate(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverPar
 // flipping between their bounds); projected Newton stops row by row but
 // only a few Newton steps past its global tolerance (pn.c), and can crawl
 // there. So when a result's relative residual (tsr_mlcp_relative_residual)
-// is above POLISH_ROW, the other method gets PN_BUDGET kappa_iter more steps
+// is above TSR_BPP_POLISH_ROW, the other method gets PN_BUDGET kappa_iter more steps
 // from it: BPP seeded with its index set (unless BPP made it), then projected
 // Newton (symmetric A). The result of lowest relative residual is kept.
-#define POLISH_ROW 1e-9
 static double measured_rho(TsrBppRetry *r, const TsrMlcp *p, const double *lambda) {
   tsr_mlcp_slack(p, lambda, r->w);
   return tsr_mlcp_relative_residual(p, lambda, r->w, r->sigma, NULL);
@@ -152,13 +151,16 @@ static void copy_iterate(int m, double *dst_lambda, int8_t *dst_set, const doubl
 static void polish(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *params, int from_bpp, double *lambda,
                    int8_t *index_set, TsrSolveStats *stats, TsrBpp *bpp) {
   int m = p->m;
+  // BPP's own result needs nothing here unless it is above the threshold
+  // (the common case: every subsystem solve of the substructured solvers).
+  if (from_bpp && !(tsr_bpp_relative_residual(bpp) > TSR_BPP_POLISH_ROW)) return;
   if (tsr_grow((void **)&r->best_lambda, &r->cap_lambda, m + 1, sizeof *r->best_lambda) ||
       tsr_grow((void **)&r->best_set, &r->cap_set, m + 1, sizeof *r->best_set) ||
       tsr_grow((void **)&r->w, &r->cap_w, m + 1, sizeof *r->w) ||
       tsr_grow((void **)&r->sigma, &r->cap_sigma, m + 1, sizeof *r->sigma))
     return;
   double rho0 = from_bpp ? tsr_bpp_relative_residual(bpp) : measured_rho(r, p, lambda);
-  if (!(rho0 > POLISH_ROW)) return;
+  if (!(rho0 > TSR_BPP_POLISH_ROW)) return;
   double best_rho = rho0, best_res = stats->residual;
   copy_iterate(m, r->best_lambda, r->best_set, lambda, index_set);
   if (!from_bpp) {
@@ -171,7 +173,7 @@ static void polish(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *para
       copy_iterate(m, r->best_lambda, r->best_set, lambda, index_set);
     }
   }
-  if (best_rho > POLISH_ROW && p->symmetric && (r->pn || (r->pn = tsr_pn_create()))) {
+  if (best_rho > TSR_BPP_POLISH_ROW && p->symmetric && (r->pn || (r->pn = tsr_pn_create()))) {
     memcpy(lambda, r->best_lambda, (size_t)m * sizeof *lambda);
     TsrSolveStats pst = {0};
     int prc = tsr_pn_solve(p, PN_BUDGET * params->max_pivots, lambda, index_set, &pst, r->pn);
@@ -209,6 +211,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   if (index_set) memcpy(r->best_set, index_set, (size_t)m);
   int spent = first.iterations, facts = first.factorizations;
   const char *stage = "best iterate kept";
+  int by_pn = 0;  // the result is projected Newton's (polish: BPP from it first)
   // 0. Projected Newton from the warm start, PN_BUDGET kappa_iter Newton
   // steps at most.
   if (p->symmetric && (r->pn || (r->pn = tsr_pn_create()))) {
@@ -217,6 +220,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
     if (prc == 0) {
       rc = 0;
       stage = "projected Newton";
+      by_pn = 1;
       goto done;
     }
     if (prc > 0) {  // near the minimiser: its index set seeds block pivoting again
@@ -253,6 +257,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   if (p->symmetric && r->pn && pn_stage(r, p, params, lambda, index_set, &spent, &facts, stats, &first) == 0) {
     rc = 0;
     stage = "projected Newton from PGS";
+    by_pn = 1;
     goto done;
   }
   TsrSolveStats gst = {0};
@@ -273,6 +278,6 @@ done:
     fprintf(stderr, "bpp restarts, %d rows: %s (%s), %d factorisations, residual %.3e\n", m,
             rc == 0 ? "solved" : "not solved", stage, facts, stats->residual);
   stats->iterations = it0 + spent, stats->factorizations = fa0 + facts;
-  if (rc == 0) polish(r, p, params, strncmp(stage, "projected Newton", 16) != 0, lambda, index_set, stats, bpp);
+  if (rc == 0) polish(r, p, params, !by_pn, lambda, index_set, stats, bpp);
   return rc;
 }
