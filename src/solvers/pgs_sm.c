@@ -38,7 +38,7 @@ struct TsrPgsSm {
   int cap;
   int8_t *s, *prev;
   int *loc;
-  double *diag, *w, *rhs, *x, *r;
+  double *diag, *w, *rhs, *x, *r, *scale;
 };
 
 TsrPgsSm *tsr_pgs_sm_create(void) {
@@ -53,7 +53,8 @@ TsrPgsSm *tsr_pgs_sm_create(void) {
 }
 
 static void free_arrays(TsrPgsSm *g) {
-  free(g->s), free(g->prev), free(g->loc), free(g->diag), free(g->w), free(g->rhs), free(g->x), free(g->r);
+  free(g->s), free(g->prev), free(g->loc), free(g->diag), free(g->w), free(g->rhs), free(g->x), free(g->r),
+      free(g->scale);
 }
 
 void tsr_pgs_sm_free(TsrPgsSm **pg) {
@@ -72,9 +73,9 @@ static int reserve(TsrPgsSm *g, int m) {
   g->s = malloc((size_t)n);
   g->prev = malloc((size_t)n);
   g->loc = malloc((size_t)n * sizeof(int));
-  double **d[] = {&g->diag, &g->w, &g->rhs, &g->x, &g->r};
-  for (int k = 0; k < 5; k++) *d[k] = malloc((size_t)n * sizeof(double));
-  g->cap = (g->s && g->prev && g->loc && g->diag && g->w && g->rhs && g->x && g->r) ? n : 0;
+  double **d[] = {&g->diag, &g->w, &g->rhs, &g->x, &g->r, &g->scale};
+  for (size_t k = 0; k < sizeof d / sizeof *d; k++) *d[k] = malloc((size_t)n * sizeof(double));
+  g->cap = (g->s && g->prev && g->loc && g->diag && g->w && g->rhs && g->x && g->r && g->scale) ? n : 0;
   return g->cap ? 0 : -1;
 }
 
@@ -101,16 +102,10 @@ static int subspace_solve(const TsrMlcp *p, double amax, double *lambda, int *fa
     }
   }
   if (tsr_chol_solve(g->rhs, g->x, ch)) return -1;
-  // One step of iterative refinement (or a few with the shifted factor).
+  // One step of iterative refinement (or a few with the shifted factor),
+  // none once x is backward stable entry by entry (TSR_MLCP_REFINED_BERR).
   for (int it = 0; it < (rc == 1 ? 20 : 1); it++) {
-    memcpy(g->r, g->rhs, (size_t)nf * sizeof *g->r);
-    for (int k = 0; k < nf; k++) {
-      int j = F[k];
-      for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) {
-        int kk = g->loc[p->Ai[q]];
-        if (kk >= 0) g->r[kk] -= p->Ax[q] * g->x[k];
-      }
-    }
+    if (tsr_mlcp_free_residual(p, F, nf, g->loc, g->x, g->rhs, g->r, g->scale) <= TSR_MLCP_REFINED_BERR) break;
     if (tsr_chol_solve(g->r, g->r, ch)) return -1;
     for (int k = 0; k < nf; k++) g->x[k] += g->r[k];
   }

@@ -128,7 +128,7 @@ double tsr_substructure_now(void) { return tsr_now_seconds(); }
 
 static void sub_free(TsrSchurSub *u) {
   free(u->rows), free(u->b0), free(u->Gp), free(u->Gg), free(u->Gl), free(u->Gx), free(u->gam);
-  free(u->Sblk), free(u->K), free(u->y), free(u->t), free(u->lambda), free(u->set), free(u->prev_set);
+  free(u->Sblk), free(u->K), free(u->t), free(u->fpos), free(u->lambda), free(u->set), free(u->prev_set);
   free(u->blk_set);
   tsr_mlcp_free(&u->mlcp);
   tsr_bpp_free(&u->bpp);
@@ -161,9 +161,8 @@ static int sub_reserve(TsrSchurSub *u, int n, int nnz_ub) {
     int *r = realloc(u->rows, (size_t)c * sizeof *r), *gp = realloc(u->Gp, (size_t)(c + 1) * sizeof *gp);
     if (r) u->rows = r;
     if (gp) u->Gp = gp;
-    double *b0 = realloc(u->b0, (size_t)c * sizeof *b0), *y = realloc(u->y, (size_t)c * sizeof *y);
+    double *b0 = realloc(u->b0, (size_t)c * sizeof *b0);
     if (b0) u->b0 = b0;
-    if (y) u->y = y;
     double *t = realloc(u->t, (size_t)c * sizeof *t), *l = realloc(u->lambda, (size_t)c * sizeof *l);
     if (t) u->t = t;
     if (l) u->lambda = l;
@@ -172,8 +171,10 @@ static int sub_reserve(TsrSchurSub *u, int n, int nnz_ub) {
     if (ps) u->prev_set = ps;
     int8_t *bs = realloc(u->blk_set, (size_t)c);
     if (bs) u->blk_set = bs;
-    if (!bs) return -1;
-    if (!r || !gp || !b0 || !y || !t || !l || !s || !ps) return -1;
+    int *fp = realloc(u->fpos, (size_t)c * sizeof *fp);
+    if (fp) u->fpos = fp;
+    if (!bs || !fp) return -1;
+    if (!r || !gp || !b0 || !t || !l || !s || !ps) return -1;
     u->cap_n = c;
   }
   if (nnz_ub > u->cap_g || !u->Gg) {
@@ -449,13 +450,13 @@ static int sub_schur(TsrSchurSub *u, double amax_shift, int fixed_solve) {
   TsrChol *ch = tsr_bpp_chol(u->bpp);
   const double *bsrc = fixed_solve ? A->b : u->b0;
   // t = b_F + A_FT lambda_T (local numbering of F), lambda_T at bounds.
-  // y doubles as the map row -> position in F (-1 tight).
+  int *fpos = u->fpos;  // row -> position in F (-1 tight)
   for (int c = 0, k = 0; c < n; c++) {
     if (u->set[c] == TSR_INDEX_FREE) {
-      u->y[c] = (double)k;
+      fpos[c] = k;
       u->t[k++] = bsrc[c];
     } else {
-      u->y[c] = -1.0;
+      fpos[c] = -1;
     }
   }
   for (int c = 0; c < n; c++) {
@@ -464,28 +465,23 @@ static int sub_schur(TsrSchurSub *u, double amax_shift, int fixed_solve) {
     u->lambda[c] = lt;
     if (lt == 0.0) continue;
     for (int q = A->Ap[c]; q < A->Ap[c + 1]; q++) {
-      int k = (int)u->y[A->Ai[q]];
+      int k = fpos[A->Ai[q]];
       if (k >= 0) u->t[k] += A->Ax[q] * lt;
     }
     if (!fixed_solve)
       for (int q = u->Gp[c]; q < u->Gp[c + 1]; q++) u->zblk[u->Gl[q]] += u->Gx[q] * lt;
   }
   if (nf == 0) return 0;
-  // x = A_FF^-1 t, one step of iterative refinement (ill-conditioned chains).
-  if (tsr_grow_size((void **)&u->K, &u->cap_K, (size_t)nf * (size_t)(ng + 2), sizeof *u->K)) return -1;
+  // x = A_FF^-1 t, one step of iterative refinement (ill-conditioned chains)
+  // unless x is already backward stable entry by entry (mlcp.h).
+  if (tsr_grow_size((void **)&u->K, &u->cap_K, (size_t)nf * (size_t)(ng + 3), sizeof *u->K)) return -1;
   double *x = u->K + (size_t)nf * (size_t)ng;
-  double *r = x + nf;
+  double *r = x + nf, *scale = r + nf;
   if (tsr_chol_solve(u->t, x, ch)) return -1;
-  for (int k = 0; k < nf; k++) r[k] = u->t[k];
-  for (int k = 0; k < nf; k++) {
-    int c = F[k];
-    for (int q = A->Ap[c]; q < A->Ap[c + 1]; q++) {
-      int kk = (int)u->y[A->Ai[q]];
-      if (kk >= 0) r[kk] -= A->Ax[q] * x[k];
-    }
+  if (tsr_mlcp_free_residual(A, F, nf, fpos, x, u->t, r, scale) > TSR_MLCP_REFINED_BERR) {
+    if (tsr_chol_solve(r, r, ch)) return -1;
+    for (int k = 0; k < nf; k++) x[k] += r[k];
   }
-  if (tsr_chol_solve(r, r, ch)) return -1;
-  for (int k = 0; k < nf; k++) x[k] += r[k];
   if (fixed_solve) {
     for (int k = 0; k < nf; k++) u->lambda[F[k]] = -x[k];
     return rc;
