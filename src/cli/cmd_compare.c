@@ -78,6 +78,24 @@ double tsr_compare_median(double *v, long n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+double tsr_compare_relative(const TsrMlcp *p, const double *lambda, TsrCompareScratch *s) {
+  if (p->m > s->cap) {
+    double *w = realloc(s->w, (size_t)p->m * sizeof *w);
+    if (w) s->w = w;
+    double *g = realloc(s->sigma, (size_t)p->m * sizeof *g);
+    if (g) s->sigma = g;
+    if (!w || !g) return NAN;
+    s->cap = p->m;
+  }
+  tsr_mlcp_slack(p, lambda, s->w);
+  return tsr_mlcp_relative_residual(p, lambda, s->w, s->sigma, NULL);
+}
+
+void tsr_compare_scratch_free(TsrCompareScratch *s) {
+  free(s->w), free(s->sigma);
+  memset(s, 0, sizeof *s);
+}
+
 static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *row) {
   TsrModel model;
   memset(row, 0, sizeof *row);
@@ -112,6 +130,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *ro
     return 1;
   }
   int status = 0;
+  TsrCompareScratch scratch = {0};
   double sum_ms = 0, sum_k = 0, part = 0;
   long at_kmax = 0, conv = 0, n = 0;
   row->substructured = tsr_solver_substructured((TsrSolverType)t);
@@ -121,6 +140,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *ro
     ms[n] = 1e3 * st->solve_seconds;
     errs[n] = st->mlcp_error;
     if (!isnan(row->max_err) && !(errs[n] <= row->max_err)) row->max_err = errs[n];  // a NaN sticks
+    tsr_compare_note_rel(tsr_compare_relative(&w.mlcp, w.lambda, &scratch), row);
     sum_ms += ms[n];
     sum_k += st->coupling_iterations;
     part += st->partition_seconds;
@@ -174,6 +194,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *ro
   row->ok = status == 0;
   free(per);
   free(ms), free(errs);
+  tsr_compare_scratch_free(&scratch);
   tsr_world_free(&w);
   tsr_model_free(&model);
   return status;
@@ -216,6 +237,7 @@ static int write_json(const char *path, const char *model, const char *replay, i
     json_num(f, "median_ratio", r->median_ratio, 0);
     json_num(f, "median_err", r->median_err, 0);
     json_num(f, "max_err", r->max_err, 0);
+    json_num(f, "max_rel", r->max_rel, 0);
     json_num(f, "max_joint", r->max_joint, 0);
     json_num(f, "max_pen", r->max_pen, 0);
     fprintf(f, "\"subsystems\": %d, \"interface_rows\": %d, ", r->subsystems, r->interface_rows);
@@ -263,16 +285,17 @@ static void speedup(double base, double ms, char *sp, size_t n) {
 static void print_runs(const char *model, int ns, const Row *rows) {
   double base = base_ms(ns, rows);
   printf("model %s, %ld steps, %d threads\n", model, rows[0].steps, omp_get_max_threads());
-  printf("%-13s %10s %10s %8s %7s %7s %11s %11s %11s %5s %6s\n", "solver", "mean ms", "median ms", "speedup", "avg k",
-         "% kmax", "median err", "max joint", "max pen", "N", "|Gam|");
+  printf("%-13s %10s %10s %8s %7s %7s %11s %9s %11s %11s %5s %6s\n", "solver", "mean ms", "median ms", "speedup",
+         "avg k", "% kmax", "median err", "max rel", "max joint", "max pen", "N", "|Gam|");
   for (int k = 0; k < ns; k++) {
     const Row *r = &rows[k];
     char sp[32];
     speedup(base, r->mean_ms, sp, sizeof sp);
-    printf("%-13s %10.3f %10.3f %8s %7.2f %7.1f %11.3e %11.3e %11.3e %5d %6d%s\n", r->name, r->mean_ms, r->median_ms,
-           sp, r->mean_k, r->pct_kmax, r->median_err, r->max_joint, r->max_pen, r->subsystems, r->interface_rows,
-           r->ok ? "" : "  (failed)");
+    printf("%-13s %10.3f %10.3f %8s %7.2f %7.1f %11.3e %9.1e %11.3e %11.3e %5d %6d%s\n", r->name, r->mean_ms,
+           r->median_ms, sp, r->mean_k, r->pct_kmax, r->median_err, r->max_rel, r->max_joint, r->max_pen, r->subsystems,
+           r->interface_rows, r->ok ? "" : "  (failed)");
   }
+  printf("(median err: Eq. 29, N s; max rel: the largest residual of a row over its own terms, any step)\n");
 }
 
 // --replay: every solver solved the same MLCPs, so a per-step ratio is
@@ -282,18 +305,20 @@ static void print_replay(const char *model, const char *ref, int ns, const Row *
   double base = base_ms(ns, rows);
   printf("model %s, %ld steps, %d threads, same MLCPs: those of the %s run (max joint %.3e, max pen %.3e)\n", model,
          rows[0].steps, omp_get_max_threads(), ref, rows[0].max_joint, rows[0].max_pen);
-  printf("%-13s %10s %10s %8s %9s %7s %7s %11s %7s %6s %8s\n", "solver", "mean ms", "median ms", "speedup", "med ratio",
-         "avg k", "% kmax", "median err", "% conv", "avg N", "avg|Gam|");
+  printf("%-13s %10s %10s %8s %9s %7s %7s %11s %9s %7s %6s %8s\n", "solver", "mean ms", "median ms", "speedup",
+         "med ratio", "avg k", "% kmax", "median err", "max rel", "% conv", "avg N", "avg|Gam|");
   for (int k = 0; k < ns; k++) {
     const Row *r = &rows[k];
     char sp[32], mr[32] = "-";
     speedup(base, r->mean_ms, sp, sizeof sp);
     if (isfinite(r->median_ratio)) snprintf(mr, sizeof mr, "%.2fx", r->median_ratio);
-    printf("%-13s %10.3f %10.3f %8s %9s %7.2f %7.1f %11.3e %7.1f %6.1f %8.1f%s\n", r->name, r->mean_ms, r->median_ms,
-           sp, mr, r->mean_k, r->pct_kmax, r->median_err, r->pct_conv, r->mean_subsystems, r->mean_interface_rows,
-           r->ok ? "" : "  (reference failed)");
+    printf("%-13s %10.3f %10.3f %8s %9s %7.2f %7.1f %11.3e %9.1e %7.1f %6.1f %8.1f%s\n", r->name, r->mean_ms,
+           r->median_ms, sp, mr, r->mean_k, r->pct_kmax, r->median_err, r->max_rel, r->pct_conv, r->mean_subsystems,
+           r->mean_interface_rows, r->ok ? "" : "  (reference failed)");
   }
-  printf("(speedup: direct-bpp's mean over this one's; med ratio: the median of the per-step ratios)\n");
+  printf(
+      "(speedup: direct-bpp's mean over this one's; med ratio: the median of the per-step ratios;\n"
+      " max rel: the largest residual of a row over its own terms, any step)\n");
 }
 
 static void print_phases(int ns, const Row *rows) {

@@ -5,7 +5,10 @@
 #ifndef TSR_COMPARE_H
 #define TSR_COMPARE_H
 
+#include <math.h>
+
 #include "cli/options.h"
+#include "mlcp/mlcp.h"
 #include "partition/partition.h"
 
 typedef struct {
@@ -13,6 +16,7 @@ typedef struct {
   int ok;
   long steps;
   double mean_ms, median_ms, mean_k, pct_kmax, median_err, max_err, max_joint, max_pen;  // err: Eq. 29
+  double max_rel;       // largest row of Eq. 29 over its own scale, any step (tsr_mlcp_relative_residual)
   double pct_conv;      // % of steps on which the solver met its own stopping rule
   double median_ratio;  // replay: median over steps of direct-bpp's time / this one's (NaN otherwise)
   double part_ms, setup_ms, schur_ms, iface_ms, subs_ms, fallback_ms;
@@ -26,6 +30,22 @@ typedef struct {
 
 // Median of v[0..n) (sorts v in place); NaN when n <= 0.
 double tsr_compare_median(double *v, long n);
+
+// Scratch of tsr_compare_relative, grown as needed.
+typedef struct {
+  double *w, *sigma;
+  int cap;
+} TsrCompareScratch;
+
+// tsr_mlcp_relative_residual of lambda on p: the largest residual of a row
+// (Eq. 29) relative to that row's own terms; NaN when scratch cannot grow.
+double tsr_compare_relative(const TsrMlcp *p, const double *lambda, TsrCompareScratch *s);
+void tsr_compare_scratch_free(TsrCompareScratch *s);
+
+// row->max_rel widened by rel (a NaN sticks).
+static inline void tsr_compare_note_rel(double rel, TsrCompareRow *row) {
+  if (!isnan(row->max_rel) && !(rel <= row->max_rel)) row->max_rel = rel;
+}
 
 // Bodies per subsystem of a partition with ns subsystems (per: room for ns
 // counts, scratch) widen row->min_bodies / max_bodies. Nothing when ns is out

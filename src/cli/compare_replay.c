@@ -44,7 +44,8 @@ typedef struct {
   double *lam;
   int8_t *set;
   int cap, failed;
-  int *per;  // bodies per subsystem, scratch
+  TsrCompareScratch scratch;  // of tsr_compare_relative
+  int *per;                   // bodies per subsystem, scratch
   TsrCompareRow *rows;
 } Replay;
 
@@ -98,6 +99,7 @@ static void hook(const TsrWorld *w, void *ctx) {
     double dt = tsr_now_seconds() - t0;
     c->ms[c->n] = 1e3 * dt;
     c->err[c->n] = st.residual;
+    tsr_compare_note_rel(tsr_compare_relative(p, r->lam, &r->scratch), &r->rows[i]);
     c->n++;
     c->conv += rc >= 0 && st.converged;
     c->sum_k += st.coupling_iterations;
@@ -279,6 +281,7 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
   free(r.c);
   free(r.per);
   free(r.lam), free(r.set);
+  tsr_compare_scratch_free(&r.scratch);
   tsr_partition_free(&r.part_sub);
   tsr_partition_free(&r.part_whole);
   tsr_model_free(&model);

@@ -157,6 +157,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check(sb.get("median_err", 1.0) < 1e-9 and db.get("median_err", 1.0) < 1e-9, "both solve the MLCP")
     check(sb.get("median_err", 1.0) <= sb.get("max_err", 0.0) < 1e-9,
           "max_err: the largest step error, no smaller than the median")
+    # max_rel: every row of every step within 1e-9 of its own terms is what
+    # direct-bpp's polishing guarantees (README, "row by row"); a bilateral
+    # chain solved exactly by either solver is at round-off.
+    check(0.0 <= db.get("max_rel", 1.0) <= 1e-9 and 0.0 <= sb.get("max_rel", 1.0) <= 1e-9,
+          "max_rel within 1e-9 for both (%s, %s)" % (db.get("max_rel"), sb.get("max_rel")))
+    check("max rel" in out_s, "the table has a max rel column")
     c = sb.get("cond_mean")
     check(c is not None and c >= 1.0 and math.isfinite(c), "--cond: cond(S_Gamma) >= 1 (%s)" % c)
     check(db.get("cond_mean") is None and sb.get("fallbacks") == 0, "no cond for direct-bpp, no fallback")
@@ -189,7 +195,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check(rep.get("replay") == "schur-bpp" and rs.get("steps") == 40 and rd.get("steps") == 40,
               "--replay: the reference named, 40 steps for each solver")
         check(rs.get("mean_k") == whole["mean_k"] and rs.get("median_err") == whole["median_err"] and
-              rs.get("max_joint") == whole["max_joint"],
+              rs.get("max_joint") == whole["max_joint"] and rs.get("max_rel") == whole["max_rel"],
               "--replay: schur-bpp on its own run's MLCPs repeats that run (k %s / %s, err %s / %s)" %
               (rs.get("mean_k"), whole["mean_k"], rs.get("median_err"), whole["median_err"]))
         check(rd.get("pct_converged") == 100.0 and rd.get("median_err", 1.0) < 1e-9 and rd.get("median_ratio") == 1.0,
