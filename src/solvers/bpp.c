@@ -39,7 +39,7 @@
 // tolerance 3e-4 for every row, and friction rows of magnitude ~1 kept a
 // slack of the wrong sign (tandem_cranes: residual 1e-4, 25 of 120 steps
 // above 1e-9). So when the tau-feasible set leaves any row with a residual
-// above TSR_BPP_POLISH_ROW (1e-9, bpp.h) of its own scale
+// above TSR_BPP_POLISH_ROW (1e-10, bpp.h) of its own scale
 // (tsr_mlcp_relative_residual; at round-off it is ~1e-16), up to
 // POLISH_STEPS more pivots are made on the rows of largest relative
 // residual, keeping the iterate of lowest relative residual. Callers may

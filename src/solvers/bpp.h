@@ -29,8 +29,13 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
 
 // A solve is finished when every row's residual is at most this share of
 // its own scale (tsr_mlcp_relative_residual): BPP polishes beyond it, and so
-// does bpp_retry.c. At round-off the measure is ~1e-16.
-#define TSR_BPP_POLISH_ROW 1e-9
+// does bpp_retry.c; projected Newton stops at the same level (pn.c PN_ROW).
+// At round-off the measure is ~1e-16. It was 1e-9: BPP then accepted
+// tau-feasible sets with a tight row's slack of the wrong sign at 4e-10 of
+// its own scale (tandem_cranes' direct-bpp) or 9e-10 (a random contact
+// model's merged subsystem: 7.6e-8 N s, where direct-bpp reaches 2e-12); at
+// 1e-10 both polish to round-off (8.8e-16), for no measurable time.
+#define TSR_BPP_POLISH_ROW 1e-10
 
 // The largest residual of a row relative to its own scale
 // (tsr_mlcp_relative_residual) of what the last tsr_bpp_solve returned, when

@@ -8,7 +8,7 @@ starts) on many steps.
 
 Checked: the run completes; every step converged; and every step's MLCP
 error (Eq. 29, /stats/mlcp_error) is below 1e-8 N s. The solver stops only
-when every row is at 1e-9 of its own terms (solvers/bpp.c, pn.c,
+when every row is at 1e-10 of its own terms (solvers/bpp.c, pn.c,
 bpp_retry.c), and the chain's impulses are ~1e-3..1e2 N s, so a well-solved
 step is far below this: 3e-11 at most when this test was written, against
 6e-5 before the row-by-row stop (and three steps of the pile-up that no

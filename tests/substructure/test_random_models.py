@@ -158,7 +158,11 @@ def main():
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "m.yaml")
-        for family, check, seeds in (("bilateral", bilateral, range(100, 130)), ("contact", contact, range(200, 230))):
+        # Seed 1277 (found by running seeds 1000-2149): a merged subsystem's
+        # BPP accepted a row at 9e-10 of its own scale, 7.6e-8 N s, when the
+        # polishing threshold was 1e-9 (solvers/bpp.h).
+        for family, check, seeds in (("bilateral", bilateral, range(100, 130)),
+                                     ("contact", contact, list(range(200, 230)) + [1277])):
             for seed in seeds:
                 text = model(seed, check is contact)
                 with open(path, "w") as f:
