@@ -16,7 +16,10 @@
 #     1e-8 N s, 3e-11 of the largest impulse here (300 N s): round-off
 #     level (at most 4e-10 when this was written; seed 212 had 9.3e-7 before
 #     the solvers stopped row by row), and --threads 1, 2 and 3 give
-#     bit-identical run files (ARCHITECTURE.md "Threads").
+#     bit-identical run files (ARCHITECTURE.md "Threads");
+#   two contact models on which direct-bpp's polishing once fell short: every
+#     row of every step within 1e-10 of its own terms (compare's max_rel).
+import json
 import math
 import os
 import random
@@ -154,10 +157,39 @@ def contact(path, tmp):
     return None
 
 
+def direct_rows(path, tmp):
+    """direct-bpp leaves every row of every step within 1e-10 of its own
+    terms (solvers/bpp.h TSR_BPP_POLISH_ROW), as `tessera compare` measures
+    it (max_rel)."""
+    js = os.path.join(tmp, "c.json")
+    p = subprocess.run([TESSERA, "compare", path, "--solvers", "direct-bpp", "--steps", "40", "--threads", "2",
+                        "--quiet", "--json", js], capture_output=True, text=True)
+    if p.returncode != 0:
+        return f"compare: exit {p.returncode}: {p.stderr.strip()[-300:]}"
+    with open(js) as f:
+        row = json.load(f)["rows"][0]
+    if not row["pct_converged"] == 100.0:
+        return "direct-bpp: %.1f%% of steps converged" % row["pct_converged"]
+    if not (row["max_rel"] is not None and row["max_rel"] <= 1e-10):
+        return "direct-bpp: a row at %s of its own terms" % row["max_rel"]
+    return None
+
+
 def main():
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "m.yaml")
+        # Seeds 3060 and 3224 (found by running direct-bpp on seeds 3000-3399):
+        # block pivoting cycled among friction rows at their bounds and
+        # projected Newton crawled, so polishing left rows at 7.4e-7 and
+        # 2.4e-8 of their own terms until it also restarted from projected
+        # Gauss-Seidel's solution (solvers/bpp_retry.c).
+        for seed in (3060, 3224):
+            with open(path, "w") as f:
+                f.write(model(seed, True))
+            why = direct_rows(path, tmp)
+            print(f"{'FAIL' if why else 'ok  '} direct-bpp rows, contact seed {seed}" + (f": {why}" if why else ""))
+            failures += bool(why)
         # Seed 1277 (found by running seeds 1000-2149): a merged subsystem's
         # BPP accepted a row at 9e-10 of its own scale, 7.6e-8 N s, when the
         # polishing threshold was 1e-9 (solvers/bpp.h).
