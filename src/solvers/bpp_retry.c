@@ -153,6 +153,38 @@ static void copy_iterate(int m, double *dst_lambda, int8_t *dst_set, const doubl
   if (dst_set && set) memcpy(dst_set, set, (size_t)m);
 }
 
+// The best iterate of a polish so far (kept in r->best_lambda / best_set):
+// its largest relative row residual and its Eq. 29 residual.
+typedef struct {
+  double rho, res;
+} PolishBest;
+
+// Keeps lambda / index_set when rho beats the best.
+static void keep_polished(TsrBppRetry *r, int m, double rho, double res, const double *lambda, const int8_t *index_set,
+                          PolishBest *best) {
+  if (!(rho < best->rho)) return;
+  best->rho = rho, best->res = res;
+  copy_iterate(m, r->best_lambda, r->best_set, lambda, index_set);
+}
+
+// Projected Newton from lambda (PN_BUDGET kappa_iter steps), kept when better.
+static void polish_pn(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *params, double *lambda,
+                      int8_t *index_set, TsrSolveStats *stats, PolishBest *best) {
+  TsrSolveStats pst = {0};
+  int prc = tsr_pn_solve(p, PN_BUDGET * params->max_pivots, lambda, index_set, &pst, r->pn);
+  stats->iterations += pst.iterations, stats->factorizations += pst.factorizations;
+  keep_polished(r, p->m, prc == 0 ? measured_rho(r, p, lambda) : INFINITY, pst.residual, lambda, index_set, best);
+}
+
+// BPP seeded with lambda's index set (max_pivots), kept when better.
+static void polish_bpp(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *params, int max_pivots, double *lambda,
+                       int8_t *index_set, TsrSolveStats *stats, TsrBpp *bpp, PolishBest *best) {
+  TsrSolveStats bst = {0};
+  int brc = bpp_from_iterate(r, p, params, max_pivots, lambda, index_set, &bst, bpp);
+  stats->iterations += bst.iterations, stats->factorizations += bst.factorizations;
+  keep_polished(r, p->m, brc == 0 ? tsr_bpp_relative_residual(bpp) : INFINITY, bst.residual, lambda, index_set, best);
+}
+
 static void polish(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *params, int from_bpp, double *lambda,
                    int8_t *index_set, TsrSolveStats *stats, TsrBpp *bpp) {
   int m = p->m;
@@ -166,63 +198,32 @@ static void polish(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *para
     return;
   double rho0 = from_bpp ? tsr_bpp_relative_residual(bpp) : measured_rho(r, p, lambda);
   if (!(rho0 > TSR_BPP_POLISH_ROW)) return;
-  double best_rho = rho0, best_res = stats->residual;
+  PolishBest best = {rho0, stats->residual};
   copy_iterate(m, r->best_lambda, r->best_set, lambda, index_set);
-  if (!from_bpp) {
-    TsrSolveStats bst = {0};
-    int brc = bpp_from_iterate(r, p, params, PN_BUDGET * params->max_pivots, lambda, index_set, &bst, bpp);
-    stats->iterations += bst.iterations, stats->factorizations += bst.factorizations;
-    double rho = brc == 0 ? tsr_bpp_relative_residual(bpp) : INFINITY;
-    if (rho < best_rho) {
-      best_rho = rho, best_res = bst.residual;
-      copy_iterate(m, r->best_lambda, r->best_set, lambda, index_set);
-    }
-  }
-  if (best_rho > TSR_BPP_POLISH_ROW && p->symmetric && (r->pn || (r->pn = tsr_pn_create()))) {
+  if (!from_bpp) polish_bpp(r, p, params, PN_BUDGET * params->max_pivots, lambda, index_set, stats, bpp, &best);
+  if (best.rho > TSR_BPP_POLISH_ROW && p->symmetric && (r->pn || (r->pn = tsr_pn_create()))) {
     memcpy(lambda, r->best_lambda, (size_t)m * sizeof *lambda);
-    TsrSolveStats pst = {0};
-    int prc = tsr_pn_solve(p, PN_BUDGET * params->max_pivots, lambda, index_set, &pst, r->pn);
-    stats->iterations += pst.iterations, stats->factorizations += pst.factorizations;
-    double rho = prc == 0 ? measured_rho(r, p, lambda) : INFINITY;
-    if (rho < best_rho) {
-      best_rho = rho, best_res = pst.residual;
-      copy_iterate(m, r->best_lambda, r->best_set, lambda, index_set);
-    }
+    polish_pn(r, p, params, lambda, index_set, stats, &best);
   }
   // Both local searches can stall at a degenerate point (block pivoting
   // cycling among friction rows at their bounds, projected Newton cut to
   // steps of 1e-4 by the bounds): then the restarts' last stage, projected
   // Gauss-Seidel from zero, projected Newton from its solution and BPP from
   // where that ends, keeping the best.
-  if (best_rho > TSR_BPP_POLISH_ROW && p->symmetric && r->pn && (r->pgs || (r->pgs = tsr_pgs_create()))) {
+  if (best.rho > TSR_BPP_POLISH_ROW && p->symmetric && r->pn && (r->pgs || (r->pgs = tsr_pgs_create()))) {
     TsrSolverParams pp = *params;
     pp.warm_start = 0;
     TsrSolveStats gst = {0};
     memset(lambda, 0, (size_t)m * sizeof *lambda);
     if (tsr_pgs_solve(p, &pp, lambda, &gst, r->pgs) >= 0) {
-      TsrSolveStats pst = {0};
-      int prc = tsr_pn_solve(p, PN_BUDGET * params->max_pivots, lambda, index_set, &pst, r->pn);
-      stats->iterations += pst.iterations, stats->factorizations += pst.factorizations;
-      double rho = prc == 0 ? measured_rho(r, p, lambda) : INFINITY;
-      if (rho < best_rho) {
-        best_rho = rho, best_res = pst.residual;
-        copy_iterate(m, r->best_lambda, r->best_set, lambda, index_set);
-      }
-      if (best_rho > TSR_BPP_POLISH_ROW) {
-        TsrSolveStats bst = {0};
-        int brc = bpp_from_iterate(r, p, params, 4 * params->max_pivots, lambda, index_set, &bst, bpp);
-        stats->iterations += bst.iterations, stats->factorizations += bst.factorizations;
-        rho = brc == 0 ? tsr_bpp_relative_residual(bpp) : INFINITY;
-        if (rho < best_rho) {
-          best_rho = rho, best_res = bst.residual;
-          copy_iterate(m, r->best_lambda, r->best_set, lambda, index_set);
-        }
-      }
+      polish_pn(r, p, params, lambda, index_set, stats, &best);
+      if (best.rho > TSR_BPP_POLISH_ROW)
+        polish_bpp(r, p, params, 4 * params->max_pivots, lambda, index_set, stats, bpp, &best);
     }
   }
   copy_iterate(m, lambda, index_set, r->best_lambda, r->best_set);
-  stats->residual = best_res;
-  if (r->trace) fprintf(stderr, "bpp polish, %d rows: relative residual %.3e -> %.3e\n", m, rho0, best_rho);
+  stats->residual = best.res;
+  if (r->trace) fprintf(stderr, "bpp polish, %d rows: relative residual %.3e -> %.3e\n", m, rho0, best.rho);
 }
 
 int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambda, int8_t *index_set,
