@@ -58,6 +58,7 @@ typedef struct {
   size_t cap_K;
   double *t;               // [n] scratch
   int *fpos;               // [n] position in F, or -1 (sub_schur)
+  double *ry;              // [2n] scratch of schur.c's refine_interface
   double *lambda;          // [n]
   int8_t *set, *prev_set;  // index sets I_i^k, I_i^(k-1)
   int8_t *blk_set;         // the set Sblk / zblk were formed for (valid when blk_ok)
