@@ -858,6 +858,22 @@ static double interface_rows(const TsrMlcp *p, const double *lambda, double amax
   return worst;
 }
 
+// out = A_FF,i^-1 (r_i - G_Fi^T dg) over subsystem u's free rows (F, as
+// tsr_bpp_factor lists them), with r = -w and dg (interface numbering) NULL
+// for zero. Returns nf, or < 0 on failure.
+static int sub_free_solve(TsrSchurSub *u, double shift, const double *w, const double *dg, double *out) {
+  const int *F;
+  int nf;
+  if (tsr_bpp_factor(&u->mlcp, u->set, shift, &F, &nf, u->bpp) < 0) return -1;
+  for (int k = 0; k < nf; k++) {
+    int c = F[k];
+    double v = -w[u->rows[c]];
+    for (int q = u->Gp[c]; q < u->Gp[c + 1] && dg; q++) v -= u->Gx[q] * dg[u->Gg[q]];
+    out[k] = v;
+  }
+  return nf > 0 && tsr_chol_solve(out, out, tsr_bpp_chol(u->bpp)) ? -1 : nf;
+}
+
 // One step of iterative refinement of the whole system's free rows through
 // the substructured factors (the index sets fixed): with r = -(A lambda + b)
 // on the free rows, y_i = A_FF,i^-1 r_i, S_FF delta_Gamma = r_Gamma - sum_i
@@ -869,17 +885,8 @@ static int refine_step(const TsrMlcp *p, double *lambda, const int *Fg, int nfg,
   tsr_mlcp_slack(p, lambda, w);
   int fail = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail)
-  for (int o = 0; o < ss->n_sub; o++) {
-    TsrSchurSub *u = &ss->sub[ss->order[o]];
-    const int *F;
-    int nf;
-    if (tsr_bpp_factor(&u->mlcp, u->set, shift, &F, &nf, u->bpp) < 0) {
-      fail = 1;
-      continue;
-    }
-    for (int k = 0; k < nf; k++) u->ry[k] = -w[u->rows[F[k]]];
-    fail |= nf > 0 && tsr_chol_solve(u->ry, u->ry, tsr_bpp_chol(u->bpp)) != 0;
-  }
+  for (int o = 0; o < ss->n_sub; o++)
+    fail |= sub_free_solve(&ss->sub[ss->order[o]], shift, w, NULL, ss->sub[ss->order[o]].ry) < 0;
   if (fail) return -1;
   for (int g = 0; g < ss->ng; g++) t[g] = -w[ss->gamma[g]], dg[g] = 0.0;
   for (int i = 0; i < ss->n_sub; i++) {  // in subsystem order: the same sums for any thread count
@@ -900,21 +907,14 @@ static int refine_step(const TsrMlcp *p, double *lambda, const int *Fg, int nfg,
 #pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail)
   for (int o = 0; o < ss->n_sub; o++) {
     TsrSchurSub *u = &ss->sub[ss->order[o]];
-    const int *F;
-    int nf;
-    if (tsr_bpp_factor(&u->mlcp, u->set, shift, &F, &nf, u->bpp) < 0) {
+    double *d = u->ry + u->n;
+    int nf = sub_free_solve(u, shift, w, dg, d);
+    if (nf < 0) {
       fail = 1;
       continue;
     }
-    double *rhs = u->ry + u->n;
-    for (int k = 0; k < nf; k++) {
-      int c = F[k];
-      double v = -w[u->rows[c]];
-      for (int q = u->Gp[c]; q < u->Gp[c + 1]; q++) v -= u->Gx[q] * dg[u->Gg[q]];
-      rhs[k] = v;
-    }
-    if (nf > 0 && tsr_chol_solve(rhs, rhs, tsr_bpp_chol(u->bpp))) fail = 1;
-    for (int k = 0; k < nf && !fail; k++) lambda[u->rows[F[k]]] += rhs[k];
+    for (int c = 0, k = 0; c < u->n; c++)
+      if (u->set[c] == TSR_INDEX_FREE) lambda[u->rows[c]] += d[k++];
   }
   if (fail) return -1;
   for (int k = 0; k < nfg; k++) lambda[ss->gamma[Fg[k]]] += dg[Fg[k]];
