@@ -1032,10 +1032,10 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     TsrSolveStats ist = {0};
     int irc = 0;
     if (ng > 0) {
+      tsr_bpp_invalidate(ss->ibpp);  // S_Gamma changed (refine_interface factors it after PGS-SM too)
       if (s->iface_solver == TSR_SCHUR_IFACE_PGS_SM) {
         irc = tsr_pgs_sm_solve(&ss->iface, &ip, ss->lam_g, ss->set_g, &ist, ss->ipgs);
       } else {
-        tsr_bpp_invalidate(ss->ibpp);
         if (!ss->iretry && !(ss->iretry = tsr_bpp_retry_create())) return -1;
         irc = tsr_bpp_retry_solve(&ss->iface, &ip, ss->lam_g, ss->set_g, &ist, ss->ibpp, ss->iretry);
       }
