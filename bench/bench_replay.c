@@ -90,8 +90,7 @@ static void hook(const TsrWorld *w, void *ctx) {
     int j = c->n++;
     c->ms[j] = 1e3 * dt;
     c->res[j] = st.residual;
-    tsr_mlcp_slack(p, b->lam, b->w);
-    c->rel[j] = tsr_mlcp_relative_residual(p, b->lam, b->w, b->sigma, NULL);
+    c->rel[j] = tsr_mlcp_relative_residual_of(p, b->lam, b->w, b->sigma);
     c->conv[j] = rc == 0;
     c->k[j] = st.coupling_iterations;
     c->piv[j] = st.iterations;

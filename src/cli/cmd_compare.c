@@ -87,8 +87,7 @@ double tsr_compare_relative(const TsrMlcp *p, const double *lambda, TsrCompareSc
     if (!w || !g) return NAN;
     s->cap = p->m;
   }
-  tsr_mlcp_slack(p, lambda, s->w);
-  return tsr_mlcp_relative_residual(p, lambda, s->w, s->sigma, NULL);
+  return tsr_mlcp_relative_residual_of(p, lambda, s->w, s->sigma);
 }
 
 void tsr_compare_scratch_free(TsrCompareScratch *s) {

@@ -289,6 +289,11 @@ double tsr_mlcp_relative_residual(const TsrMlcp *p, const double *lambda, const 
   return mx;
 }
 
+double tsr_mlcp_relative_residual_of(const TsrMlcp *p, const double *lambda, double *w, double *sigma) {
+  tsr_mlcp_slack(p, lambda, w);
+  return tsr_mlcp_relative_residual(p, lambda, w, sigma, NULL);
+}
+
 void tsr_mlcp_slack(const TsrMlcp *p, const double *lambda, double *w) {
   tsr_mlcp_matvec(p, lambda, w);
   for (int i = 0; i < p->m; i++) w[i] += p->b[i];

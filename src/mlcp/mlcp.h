@@ -10,6 +10,7 @@
 #define TSR_MLCP_H
 
 #include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -143,6 +144,24 @@ void tsr_mlcp_matvec(const TsrMlcp *p, const double *x, double *y);
 // 2.7e-15 on well-solved steps, against 1e-7..1e-5 where a row was wrong.
 #define TSR_MLCP_ROW_NOISE 1e-10
 double tsr_mlcp_relative_residual(const TsrMlcp *p, const double *lambda, const double *w, double *sigma, double *rho);
+
+// The same for lambda alone: w [m] receives A lambda + b first.
+double tsr_mlcp_relative_residual_of(const TsrMlcp *p, const double *lambda, double *w, double *sigma);
+
+// Row i's sigma_i of tsr_mlcp_relative_residual from column i (= row i: A
+// symmetric), with delta = TSR_MLCP_ROW_NOISE ||lambda||_inf; *w (may be
+// NULL) receives w_i = b_i + sum_j A_ij lambda_j from the same pass. For a
+// few rows, where the whole-matrix pass would cost more.
+static inline double tsr_mlcp_row_scale(const TsrMlcp *p, int i, const double *lambda, double delta, double *w) {
+  double s = fabs(p->b[i]), wi = p->b[i];
+  for (int q = p->Ap[i]; q < p->Ap[i + 1]; q++) {
+    double l = lambda[p->Ai[q]];
+    wi += p->Ax[q] * l;
+    s += fabs(p->Ax[q]) * (fabs(l) + delta);
+  }
+  if (w) *w = wi;
+  return s;
+}
 
 // Eq. 29 for one row in slack units, as tsr_mlcp_relative_residual measures
 // it: the distances to the bounds times A_ii, or times amax (max|A_ij|) where

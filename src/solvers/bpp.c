@@ -297,11 +297,7 @@ static double relative_bound(const TsrMlcp *p, const double *lambda, double amax
     }
     if (r == 0.0) continue;
     double q = r / fmax(fabs(bi) + fabs(wi - bi) + delta * fabs(aii), DBL_MIN);
-    if (q > TSR_BPP_POLISH_ROW && p->symmetric) {
-      double s = fabs(bi);
-      for (int k = p->Ap[i]; k < p->Ap[i + 1]; k++) s += fabs(p->Ax[k]) * (fabs(lambda[p->Ai[k]]) + delta);
-      q = r / fmax(s, DBL_MIN);
-    }
+    if (q > TSR_BPP_POLISH_ROW && p->symmetric) q = r / fmax(tsr_mlcp_row_scale(p, i, lambda, delta, NULL), DBL_MIN);
     if (!(q <= mx)) mx = q;
   }
   return mx;

@@ -143,8 +143,7 @@ static int bpp_from_iterate(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverPar
 // 7.4e-7 and 2.4e-8 of their own terms without it, and reach 1.8e-16 and
 // 6.2e-13 with it; no example scene's step needs it.
 static double measured_rho(TsrBppRetry *r, const TsrMlcp *p, const double *lambda) {
-  tsr_mlcp_slack(p, lambda, r->w);
-  return tsr_mlcp_relative_residual(p, lambda, r->w, r->sigma, NULL);
+  return tsr_mlcp_relative_residual_of(p, lambda, r->w, r->sigma);
 }
 
 // Copies an iterate (the index set when there is one).

@@ -835,25 +835,17 @@ static double coupled_residual(const TsrMlcp *p, TsrSubstructure *ss) {
 // Algorithm 1 once on partition part. With may_merge (the first attempt, a
 // merged re-run to follow) it also gives up at STALL_ITERATIONS.
 // Largest residual of an interface row (Eq. 29, slack units) over its own
-// terms, as tsr_mlcp_relative_residual measures rows; r[g] receives -w_g for
-// the free interface rows (0 for the tight ones).
-static double interface_rows(const TsrMlcp *p, const double *lambda, double amax, double *r,
-                             const TsrSubstructure *ss) {
+// terms, as tsr_mlcp_relative_residual measures rows.
+static double interface_rows(const TsrMlcp *p, const double *lambda, double amax, const TsrSubstructure *ss) {
   double linf = 0.0, worst = 0.0;
   for (int i = 0; i < p->m; i++) linf = tsr_maxd(linf, fabs(lambda[i]));
   double delta = TSR_MLCP_ROW_NOISE * linf;
   for (int g = 0; g < ss->ng; g++) {
     int j = ss->gamma[g];
-    double w = p->b[j], sig = fabs(p->b[j]), aii = 0.0;
-    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) {
-      int i = p->Ai[q];
-      w += p->Ax[q] * lambda[i];
-      sig += fabs(p->Ax[q]) * (fabs(lambda[i]) + delta);
-      if (i == j) aii = p->Ax[q];
-    }
-    double rho = tsr_mlcp_row_residual_slack(lambda[j], w, p->lo[j], p->hi[j], aii, amax) / fmax(sig, DBL_MIN);
+    double w, sig = tsr_mlcp_row_scale(p, j, lambda, delta, &w);
+    double rho = tsr_mlcp_row_residual_slack(lambda[j], w, p->lo[j], p->hi[j], tsr_mlcp_diag(p, j), amax);
+    rho /= fmax(sig, DBL_MIN);
     if (!(rho <= worst)) worst = rho;
-    r[g] = ss->set_g[g] == TSR_INDEX_FREE ? -w : 0.0;
   }
   return worst;
 }
@@ -933,7 +925,7 @@ static int refine_step(const TsrMlcp *p, double *lambda, const int *Fg, int nfg,
 static int refine_interface(const TsrMlcp *p, double *lambda, double amax, TsrSchur *s) {
   TsrSubstructure *ss = &s->ss;
   int m = p->m, changed = 0;
-  double best = interface_rows(p, lambda, amax, s->ss.w_def, ss), first = best;
+  double best = interface_rows(p, lambda, amax, ss), first = best;
   if (!(best > TSR_BPP_POLISH_ROW)) return 0;
   const int *Fg;
   int nfg;
@@ -941,7 +933,7 @@ static int refine_interface(const TsrMlcp *p, double *lambda, double amax, TsrSc
   memcpy(s->best_lambda, lambda, (size_t)m * sizeof *lambda);  // free here: the step converged
   for (int it = 0; it < REFINE_STEPS && best > TSR_BPP_POLISH_ROW; it++) {
     if (refine_step(p, lambda, Fg, nfg, 1e-10 * amax, ss)) return -1;
-    double rho = interface_rows(p, lambda, amax, s->ss.w_def, ss);
+    double rho = interface_rows(p, lambda, amax, ss);
     if (!(rho < 0.5 * best)) break;  // not converging: keep the best
     best = rho, changed = 1;
     memcpy(s->best_lambda, lambda, (size_t)m * sizeof *lambda);

@@ -134,8 +134,7 @@ static void plant_rows(Rng *r, const TsrRowSet *rows, const double *mass, Case *
 static int check(const TsrMlcp *p, int rc, const double *lambda, const char *what) {
   int m = p->m;
   double *w = malloc((size_t)m * sizeof *w), *sigma = malloc((size_t)m * sizeof *sigma);
-  tsr_mlcp_slack(p, lambda, w);
-  double rho = tsr_mlcp_relative_residual(p, lambda, w, sigma, NULL);
+  double rho = tsr_mlcp_relative_residual_of(p, lambda, w, sigma);
   free(w), free(sigma);
   int ok = rc == 0 && rho <= ROW_TOL;
   if (!ok) fprintf(stderr, "  %s: rc %d, relative residual %.3e\n", what, rc, rho);
