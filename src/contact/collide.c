@@ -776,7 +776,7 @@ int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
   dSpaceCollide(c->space, &x, near_callback);
   if (x.failed) return -1;
   for (int i = 0; i < cs->n; i++) cs->c[i].match = i;
-  qsort(cs->c, (size_t)cs->n, sizeof *cs->c, cmp_contact);
+  if (cs->n > 1) qsort(cs->c, (size_t)cs->n, sizeof *cs->c, cmp_contact);  // cs->c may be NULL when n = 0
   for (int i = 0; i < cs->n; i++) cs->c[i].match = -1;
   return drop_joint_duplicates(cs, b);
 }

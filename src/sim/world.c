@@ -182,10 +182,14 @@ static int solve(TsrWorld *w) {
   if (tsr_mlcp_assemble(&w->rows, b->n, b->inv_mass, b->inv_inertia_world, w->v_free, &w->mlcp)) return -1;
   w->assemble_seconds = tsr_now_seconds() - t0;
   int m = w->rows.count, nj = w->n_joint_rows;
-  memset(w->lambda, 0, (size_t)m * sizeof(double));
-  memset(w->index_set, 0, (size_t)m);
+  // A model without rows (free bodies) has NULL row arrays: the copies are
+  // skipped, as memset / memcpy of NULL is undefined even for 0 bytes.
+  if (m > 0) {
+    memset(w->lambda, 0, (size_t)m * sizeof(double));
+    memset(w->index_set, 0, (size_t)m);
+  }
   if (w->solver_params.warm_start) {
-    if (w->prev_joint_rows == nj) {
+    if (w->prev_joint_rows == nj && nj > 0) {
       memcpy(w->lambda, w->prev_lambda, (size_t)nj * sizeof(double));
       memcpy(w->index_set, w->prev_index_set, (size_t)nj);
     }
@@ -199,8 +203,10 @@ static int solve(TsrWorld *w) {
   double ts = tsr_now_seconds();
   w->solve_status = tsr_solver_solve(w->solver, &w->mlcp, &w->partition, w->lambda, w->index_set, &w->solve_stats);
   w->stats.solve_seconds = tsr_now_seconds() - ts;
-  memcpy(w->prev_lambda, w->lambda, (size_t)nj * sizeof(double));
-  memcpy(w->prev_index_set, w->index_set, (size_t)nj);
+  if (nj > 0) {
+    memcpy(w->prev_lambda, w->lambda, (size_t)nj * sizeof(double));
+    memcpy(w->prev_index_set, w->index_set, (size_t)nj);
+  }
   w->prev_joint_rows = nj;
   tsr_contact_store(&w->contacts, w->lambda, w->index_set);
   return w->solve_status < 0 ? -1 : 0;
