@@ -3,6 +3,8 @@
 #include <stdio.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
+#include "contact/contact.h"
 
 void tsr_cli_error(const char *fmt, ...) {
   va_list ap;
@@ -11,4 +13,23 @@ void tsr_cli_error(const char *fmt, ...) {
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
+}
+
+int tsr_cli_warn_overlaps(const TsrModel *m) {
+  enum { SHOWN = 3 };
+  TsrOverlap top[SHOWN];
+  char err[256] = "";
+  int n = tsr_contact_overlaps(m, top, SHOWN, err, sizeof err);
+  if (n <= 0) return 0;
+  for (int k = 0; k < n && k < SHOWN; k++) {
+    const TsrBodyDef *a = &m->bodies[top[k].body[0]], *b = &m->bodies[top[k].body[1]];
+    fprintf(stderr, "%s:%d:%d: warning: '%s' starts inside '%s' (overlap %.3g m, %.0f%% of the thinner shape)\n",
+            m->path, b->mark.line, b->mark.col, b->name, a->name, top[k].depth, 100.0 * top[k].depth / top[k].size);
+  }
+  if (n > SHOWN) fprintf(stderr, "%s: warning: %d pairs of shapes start inside one another\n", m->path, n);
+  fprintf(stderr,
+          "%s: note: the first steps push overlapping bodies apart with large impulses, and where many share "
+          "one place a step can take minutes (a missing `stride`?)\n",
+          m->path);
+  return n;
 }

@@ -13,7 +13,9 @@ static const char check_usage[] =
     "usage: tessera check MODEL.yaml [--set KEY=VALUE]... [--solver S] [--steps N | --duration T]\n"
     "\n"
     "Validates the model (errors as FILE:LINE:COL: error: ..., exit 2) and prints\n"
-    "a summary: bodies, shapes, joints, constraint rows, groups, settings.\n";
+    "a summary: bodies, shapes, joints, constraint rows, groups, settings, and\n"
+    "the pairs of shapes that start inside one another (deeper than a quarter of\n"
+    "the thinner shape: warned about, with the deepest three located).\n";
 
 static const char *joint_names[] = {"ball", "hinge", "universal", "prismatic", "fixed", "cable", "distance"};
 
@@ -77,6 +79,8 @@ int tsr_cmd_check(int argc, char **argv) {
   char partitioning[64];
   printf("solver: %s, partitioning: %s\n", tsr_solver_type_name(m.settings.solver.type),
          tsr_partition_label(&m.settings, partitioning, sizeof partitioning));
+  fflush(stdout);  // the summary first, then any warning (stderr)
+  printf("initial overlaps: %d\n", tsr_cli_warn_overlaps(&m));
   tsr_model_free(&m);
   tsr_run_options_free(&o);
   return 0;

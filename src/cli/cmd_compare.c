@@ -106,6 +106,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *ro
     model.settings.solver.max_coupling_iterations = 250;
   int kmax = model.settings.solver.max_coupling_iterations;
   tsr_cli_apply_threads(model.settings.solver.threads);
+  tsr_cli_warn_overlaps(&model);
   TsrWorld w;
   char err[512] = "";
   if (tsr_world_create(&w, &model, err, sizeof err)) {

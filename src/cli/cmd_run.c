@@ -18,6 +18,7 @@
 #include "io/vtk.h"
 #include "model/model.h"
 #include "sim/world.h"
+#include "solvers/stop.h"
 #include "util/clock.h"
 
 static const char run_usage[] =
@@ -42,12 +43,15 @@ static const char run_usage[] =
     "  -q, --quiet           no progress line\n"
     "\n"
     "Exit status: 0 success, 1 the simulation failed (the file is kept with\n"
-    "complete = 0), 2 bad usage or bad input (no file is written), 130 interrupted.\n";
+    "complete = 0), 2 bad usage or bad input (no file is written), 130 interrupted\n"
+    "(Ctrl-C / SIGTERM end the step in progress, which is not written; the file\n"
+    "keeps every frame before it; a second Ctrl-C kills at once).\n";
 
 static volatile sig_atomic_t interrupted = 0;
 static void on_signal(int sig) {
   (void)sig;
   interrupted = 1;
+  tsr_request_stop();  // the step in progress ends at its solver's next iteration
 }
 
 int tsr_cmd_run(int argc, char **argv) {
@@ -74,6 +78,7 @@ int tsr_cmd_run(int argc, char **argv) {
     return 2;
   }
   tsr_cli_apply_threads(model.settings.solver.threads);
+  tsr_cli_warn_overlaps(&model);
 
   TsrWorld world;
   char err[512] = "";
@@ -115,6 +120,8 @@ int tsr_cmd_run(int argc, char **argv) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
+  // A second Ctrl-C kills at once (the run file then keeps complete = 0).
+  sa.sa_flags = SA_RESETHAND;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
 
@@ -132,6 +139,7 @@ int tsr_cmd_run(int argc, char **argv) {
   double t_start = tsr_now_seconds(), t_progress = 0;
   while (!status && world.step < steps && !interrupted) {
     int s = tsr_world_step(&world);
+    if (interrupted) break;  // its solve was cut short: the step is not written
     if (tsr_run_writer_step(writer, &world.stats)) {
       tsr_cli_error("cannot write step statistics: %s", tsr_run_writer_error(writer));
       status = 1;

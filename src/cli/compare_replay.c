@@ -193,6 +193,7 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
   model.settings.solver.type = (TsrSolverType)rt;
   if (rt == TSR_SOLVER_FBIC && kmax == 10) model.settings.solver.max_coupling_iterations = 250;
   tsr_cli_apply_threads(model.settings.solver.threads);
+  tsr_cli_warn_overlaps(&model);
   long steps = model.settings.steps;
   Replay r = {.model = &model, .nc = ns, .steps = steps, .rows = rows};
   tsr_partition_init(&r.part_sub);

@@ -31,6 +31,12 @@ void tsr_run_options_free(TsrRunOptions *o);
 // (--solver, --steps, ...). Prints every problem; returns 0 or -1.
 int tsr_load_model_for_cli(const TsrRunOptions *o, TsrModel *m);
 
+// Warns on stderr (FILE:LINE:COL: warning: ..., at the later body's
+// definition) about shapes that start inside one another
+// (tsr_contact_overlaps); prints nothing when none do. Returns the number of
+// overlapping pairs (0 when they cannot be collided: run reports that itself).
+int tsr_cli_warn_overlaps(const TsrModel *m);
+
 // OpenMP thread count (0 = every core) and single-threaded BLAS.
 void tsr_cli_apply_threads(int threads);
 

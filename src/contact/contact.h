@@ -107,6 +107,23 @@ double tsr_contact_penetration(const TsrContacts *cs, const TsrBodies *b, const 
 // two overlapping geoms).
 int tsr_contact_pair_supported(TsrShapeType a, TsrShapeType b);
 
+// Shapes overlapping at the initial configuration by more than this fraction
+// of the thinner shape's smallest dimension (a capsule's diameter, a box's
+// shortest edge): deeper than any resting contact a model starts with.
+#define TSR_OVERLAP_FRACTION 0.25
+
+typedef struct {
+  int body[2];   // model body indices
+  double depth;  // deepest overlap of the two shapes, m
+  double size;   // the thinner shape's smallest dimension, m
+} TsrOverlap;
+
+// Collides the model's shapes at t = 0 (overlap.c). Returns how many pairs of
+// shapes overlap by more than TSR_OVERLAP_FRACTION of their size, and fills
+// out[0..min(that, max_out)) with the deepest relative to size, deepest
+// first; -1 with a message in err when the shapes cannot be collided.
+int tsr_contact_overlaps(const TsrModel *m, TsrOverlap *out, int max_out, char *err, int errlen);
+
 const char *tsr_contact_shape_name(TsrShapeType t);
 
 #endif

@@ -54,6 +54,7 @@
 // round-off (TSR_MLCP_REFINED_BERR; this keeps the residual of Eq. 27 at
 // roundoff for condition numbers up to ~1e10).
 #include "solvers/bpp.h"
+#include "solvers/stop.h"
 #include "math/tsr_math.h"
 
 #include <float.h>
@@ -357,7 +358,7 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
   double final_res = INFINITY;
   const int trace = b->trace;
 
-  while (steps < max_pivots) {
+  while (steps < max_pivots && !tsr_stop_requested()) {
     steps++;
     int rc = solve_set(p, amax, lambda, b, &factorizations);
     if (rc < 0) {

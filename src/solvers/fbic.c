@@ -12,6 +12,7 @@
 // and no subsystem's index set changed, or at k_max (250). The sum over
 // subsystems is taken in subsystem order (same result for any thread count).
 #include "solvers/fbic.h"
+#include "solvers/stop.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -69,7 +70,7 @@ int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverPa
   // lam_g_old is bG; the change is measured against a second buffer: reuse
   // the slack scratch w (size m >= ng).
   double *prev = ss->w;
-  while (!converged && k < kmax) {
+  while (!converged && k < kmax && !tsr_stop_requested()) {
     k++;
     double ta = tsr_substructure_now();
     for (int i = 0; i < N; i++) memcpy(ss->sub[i].prev_set, ss->sub[i].set, (size_t)ss->sub[i].n);

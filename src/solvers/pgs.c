@@ -12,6 +12,7 @@
 // PGS needs A_ii > 0; a problem with a zero or negative diagonal entry (the
 // Siconos MLCPs' equality rows) is reported as a failure, never divided by.
 #include "solvers/pgs.h"
+#include "solvers/stop.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -99,7 +100,7 @@ int tsr_pgs_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
   int sweeps = params->iterations > 0 ? params->iterations : 1000;
   double eps = params->tolerance > 0 ? params->tolerance : 1e-9;
   int k;
-  for (k = 0; k < sweeps; k++) {
+  for (k = 0; k < sweeps && !tsr_stop_requested(); k++) {
     double max_change = 0.0, lam_inf = 0.0;
     for (int i = 0; i < m; i++) {
       double wi = p->b[i];

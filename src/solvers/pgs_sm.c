@@ -22,6 +22,7 @@
 // moves them off the bound); step 2 fixes the rows that must be tight. On
 // bilateral problems the first subspace solve is the exact solution.
 #include "solvers/pgs_sm.h"
+#include "solvers/stop.h"
 
 #include <float.h>
 #include <math.h>
@@ -146,7 +147,7 @@ int tsr_pgs_sm_solve(const TsrMlcp *p, const TsrSolverParams *params, double *la
   int outer_max = params->max_pivots > 0 ? params->max_pivots : 50;
   int outer = 0, converged = 0, factorizations = 0;
   memset(g->prev, 2, (size_t)m);  // no previous set
-  while (outer < outer_max) {
+  while (outer < outer_max && !tsr_stop_requested()) {
     outer++;
     // 1. PGS sweeps (A symmetric: row i = column i).
     for (int sweep = 0; sweep < SWEEPS; sweep++)

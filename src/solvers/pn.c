@@ -53,6 +53,7 @@
 // 99.2% of steps converged, largest residual 1.7 -> 2.3e-3, 16.0 -> 8.9 ms per
 // step; rock_pile 98.1% -> 99.4%, 6.0 -> 4.9 ms. TSR_PN_NO_SHIFT=1 turns it off.
 #include "solvers/pn.h"
+#include "solvers/stop.h"
 #include "math/tsr_math.h"
 
 #include <math.h>
@@ -418,7 +419,7 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
   // iteration's F (pn->F is rebuilt in place) when have_f, with shift f_mu.
   int have_f = 0, f_nf = -1, face_on = tsr_pn_face();
   double f_mu = 0.0;
-  for (; it <= max_iter; it++) {
+  for (; it <= max_iter && !tsr_stop_requested(); it++) {
     tsr_mlcp_matvec(p, lambda, w);
     double lmax = 0.0, rn2 = 0.0, rinf = 0.0;
     for (int i = 0; i < m; i++) {

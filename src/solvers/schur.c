@@ -85,6 +85,7 @@
 // system; only bound violations remain). TSR_SCHUR_NO_CYCLE_FIX=1 disables it
 // (to measure what it does).
 #include "solvers/schur.h"
+#include "solvers/stop.h"
 #include "math/tsr_math.h"
 #include "util/clock.h"
 #include "util/env.h"
@@ -992,7 +993,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
   int k = 0, converged = 0, cycled = 0, pivots = 0, factorizations = 0;
   TsrSolverParams ip = *params;
   ip.warm_start = 1;  // the interface starts from the last coupling iteration's set
-  while (!converged && k < kmax) {
+  while (!converged && k < kmax && !tsr_stop_requested()) {
     k++;
     int final_pass = cycled;
     double ta = tsr_substructure_now();

@@ -10,9 +10,12 @@ the file kept with complete = 0.
 import json
 import math
 import os
+import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 import h5py
 import numpy as np
@@ -40,6 +43,34 @@ bodies:
   - name: rock
     mass: 1.0
     shape: {type: sphere, radius: 0.1}
+"""
+
+# Two balls placed in one spot (a forgotten `stride`) above a ground plane, a
+# third resting on the ground, a fourth 1 mm into it (a quarter of its 4 cm
+# diameter is the threshold, contact/contact.h).
+OVERLAP = """format: tessera-model/1
+name: overlap
+settings: {step: 0.016666666666666666, steps: 10}
+bodies:
+  - name: ground
+    fixed: true
+    shape: {type: plane, normal: [0, 0, 1], offset: 0}
+  - name: a
+    mass: 1.0
+    shape: {type: sphere, radius: 0.02}
+    position: [0, 0, 0.5]
+  - name: b
+    mass: 1.0
+    shape: {type: sphere, radius: 0.02}
+    position: [0.001, 0, 0.5]
+  - name: resting
+    mass: 1.0
+    shape: {type: sphere, radius: 0.02}
+    position: [1, 0, 0.02]
+  - name: sunk
+    mass: 1.0
+    shape: {type: sphere, radius: 0.02}
+    position: [2, 0, 0.019]
 """
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -106,6 +137,45 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rc == 2 and "ball" in err, "--set naming no body: exit 2 with a suggestion (%s)" % err.strip())
     rc, out_s, err = run("check", pend)
     check(rc == 0 and "bodies: 1" in out_s, "check prints a summary")
+    check("initial overlaps: 0" in out_s and "warning" not in err, "a clean model: no overlap, no warning")
+
+    # Shapes that start inside one another: a warning located at the later
+    # body's definition, the count in the summary, exit 0; run warns too.
+    ovl = os.path.join(tmp, "overlap.yaml")
+    with open(ovl, "w") as fh:
+        fh.write(OVERLAP)
+    rc, out_s, err = run("check", ovl)
+    warned = re.findall(r"^%s:(\d+):\d+: warning: '(\w+)' starts inside '(\w+)'" % re.escape(ovl), err, re.M)
+    check(rc == 0 and "initial overlaps: 1" in out_s, "check counts the one overlapping pair (%s)" % out_s.strip())
+    check(warned == [("12", "b", "a")], "the warning names b inside a at b's line 12 (%s)" % err.strip())
+    rc, _, err = run("run", ovl, "-o", os.path.join(tmp, "ovl.h5"), "--quiet")
+    check(rc == 0 and "'b' starts inside 'a'" in err, "run warns before simulating (%s)" % err.strip())
+
+    # An interrupt ends the step in progress, not only the run between steps:
+    # PGS to 1e-15 on a 2e8:1 chain takes over 100 s for its first step, and
+    # SIGINT must end it within a sweep. The step is not written: the file
+    # holds the initial frame, complete = 0, exit 130.
+    slow = os.path.join(tmp, "slow.h5")
+    proc = subprocess.Popen([TESSERA, "run", os.path.join(EXAMPLES, "hanging_chain.yaml"), "-o", slow, "--quiet",
+                             "--solver", "pgs", "--set", "settings.solver.iterations=1000000000",
+                             "--set", "settings.solver.tolerance=1e-15", "--set", "bodies.load.mass=5e7"],
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGINT)
+    t0 = time.monotonic()
+    try:
+        _, err = proc.communicate(timeout=30)
+        waited = time.monotonic() - t0
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+        waited = math.inf
+    check(proc.returncode == 130 and waited < 30, "SIGINT ends a step in progress (%.2f s, exit %s)" %
+          (waited, proc.returncode))
+    check("interrupted at step 1" in err, "the message names the step (%s)" % err.strip())
+    with h5py.File(slow, "r") as f:
+        check(f.attrs["complete"] == 0 and f["/frames/time"].shape[0] == 1 and f["/stats/solve_seconds"].shape[0] == 0,
+              "the interrupted step is not written: the initial frame alone, complete = 0")
 
     faller = os.path.join(tmp, "faller.yaml")
     with open(faller, "w") as fh:

@@ -27,6 +27,8 @@ with tempfile.TemporaryDirectory() as tmp:
         if p.returncode != 0:
             failures.append(name + ": check: " + p.stderr.strip())
             continue
+        if "initial overlaps: 0" not in p.stdout or "warning" in p.stderr:
+            failures.append(name + ": shapes start inside one another: " + p.stderr.strip())
         out = os.path.join(tmp, name + ".h5")
         p = subprocess.run([TESSERA, "run", m, "-o", out, "--steps", "3", "--quiet"], capture_output=True, text=True)
         if p.returncode != 0:
