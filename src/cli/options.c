@@ -134,6 +134,13 @@ int tsr_load_model_for_cli(const TsrRunOptions *o, TsrModel *m) {
   for (int i = 0; i < diag.count; i++) fprintf(stderr, "%s\n", diag.messages[i]);
   tsr_diag_free(&diag);
   if (rc) return -1;
+  // Format 1 allows a model without bodies (MODEL.md requires only format and
+  // name), but there is nothing to simulate: run, check and compare say so
+  // here rather than run failing at its first write with the output's name.
+  if (m->n_bodies == 0) {
+    fprintf(stderr, "%s: error: the model has no bodies: nothing to simulate\n", m->path);
+    goto fail;
+  }
   TsrSettings *s = &m->settings;
   if (o->solver) {
     int t = tsr_solver_type_from_name(o->solver);

@@ -109,6 +109,12 @@ typedef struct {
   long constraint_rows, contacts;  // summed over the frames counted
 } TsrRunSummary;
 
+// For the commands that only read run files (info, export-vtk), before any
+// other call here: no HDF5 clean-up at exit. On a damaged file HDF5 keeps
+// entries it failed to load and printed "HDF5: infinite loop closing library"
+// at exit after our own error message; a reader has nothing to flush.
+void tsr_run_file_reader_init(void);
+
 int tsr_run_file_summary(const char *path, TsrRunSummary *s, char *err, int errlen);
 
 #endif

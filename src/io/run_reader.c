@@ -98,13 +98,16 @@ static long ds_len(hid_t file, const char *path) {
 
 // Length of the shortest of the datasets `names` along their first axis (a
 // killed run may have written one more entry to some than to others); -1
-// with a message when one is missing.
+// with a message when one is missing or cannot be read.
 static long shortest(hid_t file, const char *const *names, size_t count, const char *path, char *err, int errlen) {
   long len = -1;
   for (size_t i = 0; i < count; i++) {
     long n = ds_len(file, names[i]);
     if (n < 0) {
-      tsr_run_file_set_err(err, errlen, "%s: run file lacks %s", path, names[i]);
+      if (H5Lexists(file, names[i], H5P_DEFAULT) > 0)
+        tsr_run_file_set_err(err, errlen, "%s: cannot read %s (the file is damaged)", path, names[i]);
+      else
+        tsr_run_file_set_err(err, errlen, "%s: run file lacks %s", path, names[i]);
       return -1;
     }
     if (len < 0 || n < len) len = n;
@@ -252,6 +255,24 @@ done:
   return rc;
 }
 
+void tsr_run_file_reader_init(void) { H5dont_atexit(); }
+
+// A SWMR reader retries a metadata block whose checksum fails (it may be
+// read while the writer rewrites it), sleeping 1, 2, 4, ... ns between tries:
+// HDF5's default of 100 tries makes a damaged file hang for ages (fuzzed
+// files: `tessera info` still asleep after 100 s). 24 tries wait 17 ms in
+// all, far longer than a flush takes to write one block.
+#define READ_ATTEMPTS 24
+
+hid_t tsr_run_file_open_read(const char *path) {
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl >= 0) H5Pset_metadata_read_attempts(fapl, READ_ATTEMPTS);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl >= 0 ? fapl : H5P_DEFAULT);
+  if (f < 0) f = H5Fopen(path, H5F_ACC_RDONLY, fapl >= 0 ? fapl : H5P_DEFAULT);
+  if (fapl >= 0) H5Pclose(fapl);
+  return f;
+}
+
 int tsr_run_file_summary(const char *path, TsrRunSummary *s, char *err, int errlen) {
   if (err && errlen > 0) err[0] = '\0';
   memset(s, 0, sizeof *s);
@@ -266,10 +287,7 @@ int tsr_run_file_summary(const char *path, TsrRunSummary *s, char *err, int errl
   }
   int rc = -1;
   H5E_BEGIN_TRY {
-    // SWMR read first (a file being written, or killed while in SWMR write
-    // mode, opens only so); plain read-only for HDF5 files of older formats.
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
-    if (f < 0) f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t f = tsr_run_file_open_read(path);
     if (f < 0) {
       htri_t is = H5Fis_hdf5(path);
       if (is > 0)

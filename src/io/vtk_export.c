@@ -519,8 +519,7 @@ int tsr_vtk_export(const char *run_path, const char *dir, const TsrVtkExportOpti
   res->complete = sum.complete;
   int rc = -1;
   H5E_BEGIN_TRY {
-    hid_t f = H5Fopen(run_path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
-    if (f < 0) f = H5Fopen(run_path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t f = tsr_run_file_open_read(run_path);
     if (f < 0) {
       snprintf(err, (size_t)errlen, "%s: cannot open the HDF5 file", run_path);
     } else {
