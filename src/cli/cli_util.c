@@ -33,3 +33,12 @@ int tsr_cli_warn_overlaps(const TsrModel *m) {
           m->path);
   return n;
 }
+
+void tsr_cli_warn_output(const TsrModel *m) {
+  long steps = m->settings.steps, every = m->settings.output.every;
+  if (every > 1 && steps % every != 0)
+    fprintf(stderr,
+            "%s: warning: %ld steps is not a multiple of output.every = %ld: the last %ld steps are simulated but "
+            "not written (frames are at steps 0, %ld, %ld, ...; OUTPUT.md)\n",
+            m->path, steps, every, steps % every, every, 2 * every);
+}

@@ -37,6 +37,10 @@ int tsr_load_model_for_cli(const TsrRunOptions *o, TsrModel *m);
 // overlapping pairs (0 when they cannot be collided: run reports that itself).
 int tsr_cli_warn_overlaps(const TsrModel *m);
 
+// Warns on stderr when the step count is not a multiple of output.every: the
+// last steps would be simulated and never written.
+void tsr_cli_warn_output(const TsrModel *m);
+
 // OpenMP thread count (0 = every core) and single-threaded BLAS.
 void tsr_cli_apply_threads(int threads);
 

@@ -83,6 +83,12 @@ with tempfile.TemporaryDirectory() as tmp:
     with h5py.File(out, "r") as f:
         check(f["/frames/time"].shape[0] == 3, "--every 5 over 10 steps writes frames 0, 5, 10")
         check(abs(f["/model/body_mass"][0] - 2.5) < 1e-15, "--set bodies.ball.mass=2.5 takes effect")
+    check("warning" not in err, "no warning when the steps are a multiple of --every (%s)" % err.strip())
+    rc, _, err = run("run", pend, "-o", out, "--steps", "12", "--every", "5", "--overwrite", "--quiet")
+    with h5py.File(out, "r") as f:
+        steps = f["/frames/step"][:].tolist()
+    check(rc == 0 and steps == [0, 5, 10] and "the last 2 steps are simulated but not written" in err,
+          "12 steps at --every 5: frames at 0, 5, 10 and a warning about the last 2 (%s)" % err.strip())
 
     vtk = os.path.join(tmp, "vtk")
     rc, _, err = run("run", pend, "-o", out, "--steps", "12", "--every", "4", "--overwrite", "--quiet", "--vtk", vtk)
