@@ -12,7 +12,6 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "io/run_file.h"
 #include "io/vtk.h"
 #include "util/clock.h"
 
@@ -66,7 +65,6 @@ static int parse_time(const char *opt, const char *s, double *out) {
 }
 
 int tsr_cmd_export_vtk(int argc, char **argv) {
-  tsr_run_file_reader_init();
   const char *run = NULL, *dir = NULL;
   TsrVtkExportOptions o = {.every = 1, .t_from = -INFINITY, .t_to = INFINITY, .segments = 0};
   long threads = 0, segments = 0;

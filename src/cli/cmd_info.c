@@ -99,7 +99,6 @@ static void print_text(const char *path, const TsrRunSummary *s) {
 }
 
 int tsr_cmd_info(int argc, char **argv) {
-  tsr_run_file_reader_init();
   const char *path = NULL;
   int json = 0;
   for (int i = 1; i < argc; i++) {

@@ -178,7 +178,7 @@ int tsr_cmd_run(int argc, char **argv) {
   if (vtk && tsr_vtk_writer_close(&vtk)) tsr_cli_error("--vtk: cannot finish the .pvd files in %s", o.vtk_dir);
   int complete = !status && !interrupted;
   if (tsr_run_writer_close(&writer, complete) && complete) {
-    tsr_cli_error("%s: cannot finish the run file", o.output);
+    tsr_cli_error("%s: cannot finish the run file%s%s", o.output, errno ? ": " : "", errno ? strerror(errno) : "");
     status = 1;
     complete = 0;
   }

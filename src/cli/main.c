@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "io/run_file.h"
 #include "linalg/chol.h"
 
 static const char usage[] =
@@ -58,6 +59,7 @@ static void default_omp_wait(char **argv) {
 int main(int argc, char **argv) {
   default_omp_wait(argv);
   tsr_chol_blas_single_thread();  // before any step: see linalg/chol.c
+  tsr_run_file_library_init();    // before any HDF5 call: see io/run_file.h
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

@@ -519,6 +519,7 @@ static int stream_push(TsrRunWriter *w, int i, const void *data, size_t count) {
 // Writes every pending entry into the datasets (no H5Fflush).
 static int spill(TsrRunWriter *w) {
   int ok = 1;
+  errno = 0;  // the reason of a failed write (ENOSPC, EFBIG, EIO) for the message
   H5E_BEGIN_TRY {
     for (int i = 0; i < S_COUNT && ok; i++) {
       TsrStream *s = &w->s[i];
@@ -545,8 +546,10 @@ static int spill(TsrRunWriter *w) {
   }
   H5E_END_TRY;
   if (!ok) {
+    int e = errno;
     w->failed = 1;
-    snprintf(w->err, sizeof w->err, "%s: cannot write (HDF5 error; disk full?)", w->path);
+    snprintf(w->err, sizeof w->err, "%s: cannot write: %s", w->path, e ? strerror(e) : "HDF5 error");
+    errno = e;
     return -1;
   }
   w->pending_bytes = 0;
@@ -557,11 +560,14 @@ int tsr_run_writer_flush(TsrRunWriter *w) {
   if (!w || w->failed) return -1;
   if (spill(w)) return -1;
   herr_t st;
+  errno = 0;
   H5E_BEGIN_TRY { st = H5Fflush(w->file, H5F_SCOPE_LOCAL); }
   H5E_END_TRY;
   if (st < 0) {
+    int e = errno;
     w->failed = 1;
-    snprintf(w->err, sizeof w->err, "%s: cannot flush (HDF5 error)", w->path);
+    snprintf(w->err, sizeof w->err, "%s: cannot flush: %s", w->path, e ? strerror(e) : "HDF5 error");
+    errno = e;
     return -1;
   }
   w->flushed_frames = w->frames;
@@ -644,23 +650,25 @@ int tsr_run_writer_close(TsrRunWriter **pw, int complete) {
   if (!pw || !*pw) return -1;
   TsrRunWriter *w = *pw;
   *pw = NULL;
-  int rc = 0;
-  if (w->failed || tsr_run_writer_flush(w)) rc = -1;
+  int rc = 0, reason = 0;  // reason: errno of the first failure (ENOSPC, EIO, ...)
+  errno = 0;
+  if (w->failed || tsr_run_writer_flush(w)) rc = -1, reason = errno;
   // `complete` was created before SWMR started; rewriting an existing
   // attribute's value is allowed in SWMR mode (creating one is not).
   int32_t c = (complete && rc == 0) ? 1 : 0;
   H5E_BEGIN_TRY {
     hid_t a = H5Aopen(w->file, "complete", H5P_DEFAULT);
-    if (a < 0 || H5Awrite(a, H5T_NATIVE_INT32, &c) < 0) rc = -1;
+    if (a < 0 || H5Awrite(a, H5T_NATIVE_INT32, &c) < 0) rc = -1, reason = reason ? reason : errno;
     if (a >= 0) H5Aclose(a);
     for (int i = 0; i < S_COUNT; i++) {
-      if (w->s[i].dset >= 0 && H5Dclose(w->s[i].dset) < 0) rc = -1;
+      if (w->s[i].dset >= 0 && H5Dclose(w->s[i].dset) < 0) rc = -1, reason = reason ? reason : errno;
       w->s[i].dset = H5I_INVALID_HID;
     }
-    if (H5Fclose(w->file) < 0) rc = -1;
+    if (H5Fclose(w->file) < 0) rc = -1, reason = reason ? reason : errno;
     w->file = H5I_INVALID_HID;
   }
   H5E_END_TRY;
   writer_free(w);
+  errno = rc ? reason : 0;
   return rc;
 }

@@ -73,6 +73,8 @@ TsrRunWriter *tsr_run_writer_open(const char *path, int overwrite, const TsrMode
 int tsr_run_writer_frame(TsrRunWriter *w, const TsrFrame *f);
 int tsr_run_writer_step(TsrRunWriter *w, const TsrStepStats *s);
 // Flushes everything, sets `complete`, closes. Frees w in every case.
+// On failure errno holds the system's reason for the first write that
+// failed (ENOSPC, EIO, ...), or 0 when there is none.
 int tsr_run_writer_close(TsrRunWriter **w, int complete);
 // Writes every buffered frame and step and flushes the file now (the writer
 // also does this by itself at least once a second). 0 OK, -1 on failure.
@@ -109,11 +111,12 @@ typedef struct {
   long constraint_rows, contacts;  // summed over the frames counted
 } TsrRunSummary;
 
-// For the commands that only read run files (info, export-vtk), before any
-// other call here: no HDF5 clean-up at exit. On a damaged file HDF5 keeps
-// entries it failed to load and printed "HDF5: infinite loop closing library"
-// at exit after our own error message; a reader has nothing to flush.
-void tsr_run_file_reader_init(void);
+// Once, before any other call here (main): no HDF5 clean-up at exit. Every
+// file is closed explicitly (the writer flushes and closes on every path).
+// After a close that failed (a full disk) or a damaged file, HDF5's exit
+// handler retried what had already failed and printed "HDF5: infinite loop
+// closing library" after our own error message.
+void tsr_run_file_library_init(void);
 
 int tsr_run_file_summary(const char *path, TsrRunSummary *s, char *err, int errlen);
 

@@ -255,7 +255,7 @@ done:
   return rc;
 }
 
-void tsr_run_file_reader_init(void) { H5dont_atexit(); }
+void tsr_run_file_library_init(void) { H5dont_atexit(); }
 
 // A SWMR reader retries a metadata block whose checksum fails (it may be
 // read while the writer rewrites it), sleeping 1, 2, 4, ... ns between tries:

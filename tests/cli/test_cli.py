@@ -7,10 +7,12 @@ no output file on bad input, no silent overwrite, --set and --steps/--every
 taking effect, a diverging run stopping with the step and the body named and
 the file kept with complete = 0.
 """
+import errno
 import json
 import math
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -142,6 +144,19 @@ with tempfile.TemporaryDirectory() as tmp:
     check(warned == [("7", "b", "a")], "the warning names b inside a at b's line 7 (%s)" % err.strip())
     rc, _, err = run("run", ovl, "-o", os.path.join(tmp, "ovl.h5"), "--quiet")
     check(rc == 0 and "'b' starts inside 'a'" in err, "run warns before simulating (%s)" % err.strip())
+
+    # A full disk (here: a file-size limit, writes fail with EFBIG): exit 1,
+    # the system's reason in the message, and none of HDF5's own messages.
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (150000, 150000))
+
+    for steps, where in (("300", "cannot finish the run file"), ("3000", "cannot write frame at step")):
+        p = subprocess.run([TESSERA, "run", os.path.join(EXAMPLES, "hanging_chain.yaml"), "-o",
+                            os.path.join(tmp, "full.h5"), "--overwrite", "--quiet", "--steps", steps],
+                           capture_output=True, text=True, timeout=300, preexec_fn=small_files)
+        check(p.returncode == 1 and where in p.stderr and os.strerror(errno.EFBIG) in p.stderr and "HDF5" not in p.stderr,
+              "a write that fails (%s steps): exit 1, '%s', the reason (%s)" % (steps, where, p.stderr.strip()))
 
     # An interrupt ends the step in progress, not only the run between steps:
     # PGS to 1e-15 on a 2e8:1 chain takes over 100 s for its first step, and
