@@ -78,6 +78,10 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
     } else if (!strcmp(a, "--steps")) {
       NEED_VALUE();
       if (parse_long(a, val, 0, &o->steps)) goto usage_error;
+      if (o->steps > TSR_MAX_STEPS) {
+        tsr_cli_error("--steps: at most %ld, got %s", TSR_MAX_STEPS, val);
+        goto usage_error;
+      }
     } else if (!strcmp(a, "--every")) {
       NEED_VALUE();
       if (parse_long(a, val, 1, &o->every)) goto usage_error;
@@ -172,8 +176,14 @@ int tsr_load_model_for_cli(const TsrRunOptions *o, TsrModel *m) {
   if (o->every > 0) s->output.every = (int)o->every;
   if (o->steps >= 0) s->steps = o->steps;
   if (!isnan(o->duration)) {
+    double steps = round(o->duration / s->step);
+    if (steps > (double)TSR_MAX_STEPS) {
+      tsr_cli_error("--duration %g s with step %g s gives %.3g steps; at most %ld", o->duration, s->step, steps,
+                    TSR_MAX_STEPS);
+      goto fail;
+    }
     s->duration = o->duration;
-    s->steps = lround(o->duration / s->step);
+    s->steps = (long)steps;
   }
   return 0;
 fail:

@@ -174,10 +174,15 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
   }
   if (!s->steps) {
     double steps = round(s->duration / s->step);
-    if (steps < 1 || steps > 1e12) {
+    if (steps < 1 || steps > (double)TSR_MAX_STEPS) {
       const TsrYNode *at = tsr_ytree_get(n, "duration");
-      tsr_model_error(c, at ? at : n, "duration %g s with step %g s gives %.0f steps; need at least 1", s->duration,
-                      s->step, steps);
+      tsr_model_where(c, "settings");
+      if (steps < 1)
+        tsr_model_error(c, at ? at : n, "duration %g s with step %g s gives no step; need at least 1", s->duration,
+                        s->step);
+      else
+        tsr_model_error(c, at ? at : n, "duration %g s with step %g s gives %.3g steps; at most %ld", s->duration,
+                        s->step, steps, TSR_MAX_STEPS);
       ok = 0;
     } else {
       s->steps = (long)steps;

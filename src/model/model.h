@@ -129,6 +129,11 @@ typedef enum {
   TSR_REFINE_COUNT
 } TsrPartitionRefine;
 
+// Most steps a run may have (settings.steps, or duration / step, or
+// --steps / --duration): counts above a billion are typos, and the bound
+// keeps every step index exact in int arithmetic and in a double.
+#define TSR_MAX_STEPS 1000000000L
+
 typedef struct {
   double step;      // h, default 1/60
   double duration;  // s; steps = round(duration / step) when `steps` is absent

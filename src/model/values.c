@@ -157,8 +157,12 @@ int tsr_model_int(TsrLoadCtx *c, const TsrYNode *n, const char *key, long min, l
     return 0;
   }
   // Counts beyond a billion are typos; the bound also keeps int arithmetic safe.
-  if (!isfinite(v) || v != floor(v) || fabs(v) > 1e9) {
+  if (!isfinite(v) || v != floor(v)) {
     tsr_model_error(c, n, "%s: expected an integer, got %s", key, shown(n, buf, sizeof buf));
+    return 0;
+  }
+  if (fabs(v) > 1e9) {
+    tsr_model_error(c, n, "%s: expected an integer of at most 1e9 in size, got %s", key, shown(n, buf, sizeof buf));
     return 0;
   }
   if ((long)v < min) {

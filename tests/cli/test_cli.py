@@ -125,6 +125,13 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rc == 2 and err.startswith(notyaml + ":"), "a file that is not YAML: exit 2, located error")
     rc, _, err = run("check", os.path.join(tmp, "missing.yaml"))
     check(rc == 2 and "missing.yaml" in err, "a missing model file: exit 2, named")
+    # More steps than a run may have (TSR_MAX_STEPS, 1e9): refused, however
+    # given (the --duration overflow ran 0 steps and said complete).
+    huge = os.path.join(tmp, "huge.h5")
+    for args in (["--duration", "1e308"], ["--steps", "1000000001"], ["--set", "settings.duration=1e300"]):
+        rc, _, err = run("run", pend, "-o", huge, *args)
+        check(rc == 2 and "at most 1000000000" in err and not os.path.exists(huge),
+              "%s: exit 2, the bound named, no file (%s)" % (" ".join(args), err.strip().splitlines()[0] if err else ""))
     rc, _, err = run("run", pend, "-o", out, "--overwrite", "--solver", "no-such")
     check(rc == 2, "an unknown --solver: exit 2")
     rc, _, err = run("run", pend, "-o", out, "--overwrite", "--set", "bodies.bal.mass=1")
