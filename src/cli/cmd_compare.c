@@ -32,7 +32,7 @@ static const char compare_usage[] =
     "                        (substructured solvers)\n"
     "  --refine R            none | kl | fm (after an automatic method)\n"
     "  --max-bodies N        bodies per subsystem for the automatic methods\n"
-    "  --threads N           OpenMP threads (0 = every core)\n"
+    "  --threads N           OpenMP threads (0 = every core; at most 1024)\n"
     "  --steps N             number of steps to simulate (default: the model's whole\n"
     "                        duration; see BENCHMARKS.md, \"Whole runs\")\n"
     "  --duration T          simulated time, s\n"

@@ -84,7 +84,7 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
     } else if (!strcmp(a, "--to")) {
       if (!want_value(argc, argv, i) || parse_time(a, argv[++i], &o.t_to)) return 2;
     } else if (!strcmp(a, "--threads")) {
-      if (!want_value(argc, argv, i) || parse_long(a, argv[++i], 1, 4096, &threads)) return 2;
+      if (!want_value(argc, argv, i) || parse_long(a, argv[++i], 1, TSR_MAX_THREADS, &threads)) return 2;
     } else if (!strcmp(a, "--segments")) {
       if (!want_value(argc, argv, i) || parse_long(a, argv[++i], 3, 128, &segments)) return 2;
     } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {

@@ -33,7 +33,7 @@ static const char run_usage[] =
     "  --refine R            none | kl | fm: refine an automatic partition at the\n"
     "                        interface (Kernighan-Lin, Fiduccia-Mattheyses)\n"
     "  --max-bodies N        bodies per subsystem for automatic partitioning\n"
-    "  --threads N           OpenMP threads (0 = every core)\n"
+    "  --threads N           OpenMP threads (0 = every core; at most 1024)\n"
     "  --steps N             number of steps to simulate\n"
     "  --duration T          simulated time, s (steps = round(T / h))\n"
     "  --every N             write a frame every N steps\n"

@@ -75,6 +75,10 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
     } else if (!strcmp(a, "--threads")) {
       NEED_VALUE();
       if (parse_long(a, val, 0, &o->threads)) goto usage_error;
+      if (o->threads > TSR_MAX_THREADS) {
+        tsr_cli_error("--threads: at most %d, got %s", TSR_MAX_THREADS, val);
+        goto usage_error;
+      }
     } else if (!strcmp(a, "--steps")) {
       NEED_VALUE();
       if (parse_long(a, val, 0, &o->steps)) goto usage_error;

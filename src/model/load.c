@@ -104,6 +104,11 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
         ok &= tsr_model_opt_bool(c, v, "warm_start", &s->solver.warm_start) != 0;
         ok &= tsr_model_opt_bool(c, v, "geometric_stiffness", &s->solver.geometric_stiffness) != 0;
         ok &= opt_int_field(c, v, "threads", 0, &s->solver.threads);
+        if (s->solver.threads > TSR_MAX_THREADS) {
+          tsr_model_error(c, tsr_ytree_get(v, "threads"), "threads: at most %d, got %d", TSR_MAX_THREADS,
+                          s->solver.threads);
+          ok = 0;
+        }
       } else {
         ok = 0;
       }

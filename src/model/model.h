@@ -134,6 +134,12 @@ typedef enum {
 // keeps every step index exact in int arithmetic and in a double.
 #define TSR_MAX_STEPS 1000000000L
 
+// Most OpenMP threads a run may ask for (settings.solver.threads, --threads):
+// libgomp builds a team's bookkeeping on the stack, and --threads 99999
+// crashed inside GOMP_parallel. More threads than cores is allowed (and
+// gives the same results), far more is a typo.
+#define TSR_MAX_THREADS 1024
+
 typedef struct {
   double step;      // h, default 1/60
   double duration;  // s; steps = round(duration / step) when `steps` is absent

@@ -132,6 +132,11 @@ with tempfile.TemporaryDirectory() as tmp:
         rc, _, err = run("run", pend, "-o", huge, *args)
         check(rc == 2 and "at most 1000000000" in err and not os.path.exists(huge),
               "%s: exit 2, the bound named, no file (%s)" % (" ".join(args), err.strip().splitlines()[0] if err else ""))
+    # And more threads than TSR_MAX_THREADS (libgomp crashed at 99999).
+    for args in (["--threads", "99999"], ["--set", "settings.solver.threads=5000"]):
+        rc, _, err = run("run", pend, "-o", huge, "--solver", "schur-bpp", *args)
+        check(rc == 2 and "at most 1024" in err and not os.path.exists(huge),
+              "%s: exit 2, the bound named, no file (%s)" % (" ".join(args), err.strip().splitlines()[0] if err else ""))
     rc, _, err = run("run", pend, "-o", out, "--overwrite", "--solver", "no-such")
     check(rc == 2, "an unknown --solver: exit 2")
     rc, _, err = run("run", pend, "-o", out, "--overwrite", "--set", "bodies.bal.mass=1")
