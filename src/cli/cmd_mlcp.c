@@ -21,7 +21,9 @@ static const char mlcp_usage[] =
     "Solves one MLCP / LCP / box-LCP stored in the Siconos numerics text format.\n"
     "\n"
     "options:\n"
-    "  --solver S          direct-bpp (default) or pgs\n"
+    "  --solver S          direct-bpp (default), pgs, pgs-sm; schur-bpp, schur-pgs-sm\n"
+    "                      and fbic accepted too, with the whole problem as one\n"
+    "                      subsystem (a file holds no partition)\n"
     "  --format F          lcp, mlcp or relay (default: from the path)\n"
     "  --max-pivots N      BPP pivot cap (default 50)\n"
     "  --iterations N      PGS sweep cap (default 1000)\n"
@@ -95,7 +97,7 @@ int tsr_cmd_mlcp(int argc, char **argv) {
   }
   int type_id = tsr_solver_type_from_name(solver_name);
   if (type_id < 0) {
-    tsr_cli_error("mlcp: unknown solver '%s' (expected direct-bpp or pgs)", solver_name);
+    tsr_cli_error("mlcp: unknown solver '%s' (direct-bpp, pgs, pgs-sm, schur-bpp, schur-pgs-sm, fbic)", solver_name);
     return 2;
   }
   TsrSolverType type = (TsrSolverType)type_id;
@@ -105,6 +107,12 @@ int tsr_cmd_mlcp(int argc, char **argv) {
   char err[512];
   if (tsr_mlcp_read_siconos_as(path, kind, &p, err, sizeof err)) {
     fprintf(stderr, "%s\n", err);
+    tsr_mlcp_free(&p);
+    return 2;
+  }
+  // PGS-SM's sweeps read row i of A as column i (solvers/pgs_sm.c).
+  if (type == TSR_SOLVER_PGS_SM && !p.symmetric) {
+    tsr_cli_error("mlcp: pgs-sm needs a symmetric matrix, and %s's is not (use direct-bpp or pgs)", path);
     tsr_mlcp_free(&p);
     return 2;
   }

@@ -34,4 +34,8 @@ out=$("$T" mlcp solve "$D/MLCP/test/data/Rectangular_mlcp.dat" 2>&1); rc=$?
 [ $rc -eq 1 ] || { echo "pgs on a zero diagonal: exit $rc, expected 1"; fail=1; }
 "$T" mlcp solve "$D/Relay/test/data/relay_2x2.dat" --solver pgs --iterations 100 >/dev/null; rc=$?
 [ $rc -eq 0 ] || { echo "pgs on relay_2x2: exit $rc, expected 0"; fail=1; }
+# PGS-SM reads rows as columns: a nonsymmetric problem is refused, exit 2.
+out=$("$T" mlcp solve "$D/MLCP/test/data/m3n2_mlcp.dat" --solver pgs-sm 2>&1); rc=$?
+[ $rc -eq 2 ] || { echo "pgs-sm on a nonsymmetric matrix: exit $rc, expected 2"; fail=1; }
+echo "$out" | grep -q "needs a symmetric matrix" || { echo "pgs-sm message: $out"; fail=1; }
 exit $fail
