@@ -40,7 +40,9 @@ static const char run_usage[] =
     "  --vtk DIR             also write DIR/<model>.pvd (+ _contacts, _joints) for ParaView as the run goes\n"
     "  --set KEY=VALUE       override any model field, e.g. --set bodies.box.mass=1000\n"
     "                        or --set settings.gravity=[0,0,-1.62]; may be repeated\n"
-    "  -q, --quiet           no progress line\n"
+    "  --progress S          when stderr is not a terminal (a batch job's log), a\n"
+    "                        progress line every S seconds (default 60; 0 = none)\n"
+    "  -q, --quiet           no progress lines (and no summary line)\n"
     "\n"
     "Exit status: 0 success, 1 the simulation failed (the file is kept with\n"
     "complete = 0), 2 bad usage or bad input (no file is written), 130 interrupted\n"
@@ -126,7 +128,11 @@ int tsr_cmd_run(int argc, char **argv) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
 
+  // On a terminal: one line rewritten 4 times a second. Otherwise (a batch
+  // job's log): a whole line every --progress seconds, 60 by default, so that
+  // a long run shows where it is; 0 turns it off.
   int progress = !o.quiet && isatty(STDERR_FILENO);
+  double log_every = o.quiet || progress ? 0.0 : isnan(o.progress) ? 60.0 : o.progress;
   long steps = model.settings.steps;
   int every = model.settings.output.every;
   TsrFrame frame;
@@ -137,7 +143,7 @@ int tsr_cmd_run(int argc, char **argv) {
     tsr_cli_error("--vtk: %s", tsr_vtk_writer_error(vtk));
     status = 1;
   }
-  double t_start = tsr_now_seconds(), t_progress = 0;
+  double t_start = tsr_now_seconds(), t_progress = 0, t_log = t_start;
   while (!status && world.step < steps && !interrupted) {
     int s = tsr_world_step(&world);
     if (interrupted) break;  // its solve was cut short: the step is not written
@@ -166,6 +172,12 @@ int tsr_cmd_run(int argc, char **argv) {
       }
     }
     double now = tsr_now_seconds();
+    if (log_every > 0 && now - t_log >= log_every && !status) {
+      t_log = now;
+      double frac = (double)world.step / (double)steps;
+      fprintf(stderr, "%s: step %ld/%ld (%.0f%%), t = %.6g s, %.1f s elapsed, eta %.1f s\n", model.name, world.step,
+              steps, 100 * frac, world.time, now - t_start, frac > 0 ? (now - t_start) * (1 - frac) / frac : 0.0);
+    }
     if (progress && now - t_progress > 0.25) {
       t_progress = now;
       double frac = (double)world.step / (double)steps;

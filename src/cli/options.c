@@ -34,6 +34,7 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
   memset(o, 0, sizeof *o);
   o->max_bodies = o->threads = o->steps = o->every = -1;
   o->duration = NAN;
+  o->progress = NAN;
   o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -58,6 +59,14 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
       o->vtk_dir = val;
     } else if (with_output && !strcmp(a, "--overwrite")) {
       o->overwrite = 1;
+    } else if (with_output && !strcmp(a, "--progress")) {
+      NEED_VALUE();
+      char *end;
+      o->progress = strtod(val, &end);
+      if (end == val || *end || !isfinite(o->progress) || o->progress < 0) {
+        tsr_cli_error("--progress expects a non-negative number of seconds, got '%s'", val);
+        goto usage_error;
+      }
     } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
       o->quiet = 1;
     } else if (!strcmp(a, "--solver")) {

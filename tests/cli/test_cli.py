@@ -157,6 +157,22 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, _, err = run("run", ovl, "-o", os.path.join(tmp, "ovl.h5"), "--quiet")
     check(rc == 0 and "'b' starts inside 'a'" in err, "run warns before simulating (%s)" % err.strip())
 
+    # Progress in a batch job's log (stderr not a terminal): whole lines every
+    # --progress seconds, none by default on a short run, none with --quiet.
+    wrap_model = os.path.join(EXAMPLES, "chain_wrap.yaml")
+    logged = os.path.join(tmp, "logged.h5")
+    rc, _, err = run("run", wrap_model, "-o", logged, "--steps", "1200", "--progress", "0.02")
+    lines = re.findall(r"^chain_wrap: step (\d+)/1200 \((\d+)%\), t = ", err, re.M)
+    check(rc == 0 and len(lines) >= 2 and all(0 < int(a) <= 1200 for a, _ in lines) and
+          [int(a) for a, _ in lines] == sorted(int(a) for a, _ in lines),
+          "--progress 0.02: increasing step lines in the log (%d)" % len(lines))
+    rc, _, err = run("run", pend, "-o", logged, "--overwrite", "--steps", "30")
+    check(rc == 0 and "step " not in err, "a short run logs no progress line by default")
+    rc, _, err = run("run", wrap_model, "-o", logged, "--overwrite", "--steps", "300", "--progress", "0.01", "--quiet")
+    check(rc == 0 and err == "", "--quiet: nothing on stderr (%r)" % err[:200])
+    rc, _, err = run("run", pend, "-o", logged, "--overwrite", "--progress", "-1")
+    check(rc == 2 and "--progress" in err, "--progress -1: exit 2")
+
     # A full disk (here: a file-size limit, writes fail with EFBIG): exit 1,
     # the system's reason in the message, and none of HDF5's own messages.
     def small_files():
