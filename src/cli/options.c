@@ -30,6 +30,17 @@ static int parse_long(const char *opt, const char *s, long min, long *out) {
   return 0;
 }
 
+static int parse_seconds(const char *opt, const char *s, double *out) {
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s || *end || !isfinite(v) || v < 0) {
+    tsr_cli_error("%s expects a non-negative number of seconds, got '%s'", opt, s);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
 int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_output, TsrRunOptions *o) {
   memset(o, 0, sizeof *o);
   o->max_bodies = o->threads = o->steps = o->every = -1;
@@ -61,12 +72,7 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
       o->overwrite = 1;
     } else if (with_output && !strcmp(a, "--progress")) {
       NEED_VALUE();
-      char *end;
-      o->progress = strtod(val, &end);
-      if (end == val || *end || !isfinite(o->progress) || o->progress < 0) {
-        tsr_cli_error("--progress expects a non-negative number of seconds, got '%s'", val);
-        goto usage_error;
-      }
+      if (parse_seconds(a, val, &o->progress)) goto usage_error;
     } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
       o->quiet = 1;
     } else if (!strcmp(a, "--solver")) {
@@ -100,12 +106,7 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
       if (parse_long(a, val, 1, &o->every)) goto usage_error;
     } else if (!strcmp(a, "--duration")) {
       NEED_VALUE();
-      char *end;
-      o->duration = strtod(val, &end);
-      if (end == val || *end || !isfinite(o->duration) || o->duration < 0) {
-        tsr_cli_error("--duration expects a non-negative number of seconds, got '%s'", val);
-        goto usage_error;
-      }
+      if (parse_seconds(a, val, &o->duration)) goto usage_error;
     } else if (!strcmp(a, "--set")) {
       NEED_VALUE();
       if (!strchr(val, '=')) {
