@@ -95,7 +95,9 @@ void tsr_compare_scratch_free(TsrCompareScratch *s) {
   memset(s, 0, sizeof *s);
 }
 
-static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *row) {
+// warn: the model's warnings (tsr_cli_warn_overlaps), given for the first
+// solver only: every solver runs the same model.
+static int run_one(const TsrRunOptions *o, const char *solver, int cond, int warn, Row *row) {
   TsrModel model;
   memset(row, 0, sizeof *row);
   row->name = solver;
@@ -106,7 +108,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, Row *ro
     model.settings.solver.max_coupling_iterations = 250;
   int kmax = model.settings.solver.max_coupling_iterations;
   tsr_cli_apply_threads(model.settings.solver.threads);
-  tsr_cli_warn_overlaps(&model);
+  if (warn) tsr_cli_warn_overlaps(&model);
   TsrWorld w;
   char err[512] = "";
   if (tsr_world_create(&w, &model, err, sizeof err)) {
@@ -427,7 +429,7 @@ int tsr_cmd_compare(int argc, char **argv) {
     }
   } else {
     for (int k = 0; k < ns; k++) {
-      int r = run_one(&o, names[k], cond, &rows[k]);
+      int r = run_one(&o, names[k], cond, k == 0, &rows[k]);
       if (r == 2) {
         status = 2;
         break;

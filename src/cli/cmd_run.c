@@ -49,11 +49,11 @@ static const char run_usage[] =
     "(Ctrl-C / SIGTERM end the step in progress, which is not written; the file\n"
     "keeps every frame before it; a second Ctrl-C kills at once).\n";
 
-static volatile sig_atomic_t interrupted = 0;
+// The stop request (solvers/stop.h) is also what the loop below tests: the
+// step in progress ends at its solver's next iteration.
 static void on_signal(int sig) {
   (void)sig;
-  interrupted = 1;
-  tsr_request_stop();  // the step in progress ends at its solver's next iteration
+  tsr_request_stop();
 }
 
 int tsr_cmd_run(int argc, char **argv) {
@@ -144,9 +144,9 @@ int tsr_cmd_run(int argc, char **argv) {
     status = 1;
   }
   double t_start = tsr_now_seconds(), t_progress = 0, t_log = t_start;
-  while (!status && world.step < steps && !interrupted) {
+  while (!status && world.step < steps && !tsr_stop_requested()) {
     int s = tsr_world_step(&world);
-    if (interrupted) break;  // its solve was cut short: the step is not written
+    if (tsr_stop_requested()) break;  // its solve was cut short: the step is not written
     if (tsr_run_writer_step(writer, &world.stats)) {
       tsr_cli_error("cannot write step statistics: %s", tsr_run_writer_error(writer));
       status = 1;
@@ -188,6 +188,7 @@ int tsr_cmd_run(int argc, char **argv) {
   }
   if (progress) fputc('\n', stderr);
   if (vtk && tsr_vtk_writer_close(&vtk)) tsr_cli_error("--vtk: cannot finish the .pvd files in %s", o.vtk_dir);
+  int interrupted = tsr_stop_requested();
   int complete = !status && !interrupted;
   if (tsr_run_writer_close(&writer, complete) && complete) {
     tsr_cli_error("%s: cannot finish the run file%s%s", o.output, errno ? ": " : "", errno ? strerror(errno) : "");

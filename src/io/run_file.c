@@ -646,25 +646,31 @@ long tsr_run_writer_flushed_frames(const TsrRunWriter *w) { return w ? w->flushe
 long tsr_run_writer_flush_count(const TsrRunWriter *w) { return w ? w->flushes : 0; }
 const char *tsr_run_writer_error(const TsrRunWriter *w) { return w && w->err[0] ? w->err : ""; }
 
+// A step of closing failed: rc = -1, and *reason keeps the first errno.
+static void close_failed(int *rc, int *reason) {
+  *rc = -1;
+  if (!*reason) *reason = errno;
+}
+
 int tsr_run_writer_close(TsrRunWriter **pw, int complete) {
   if (!pw || !*pw) return -1;
   TsrRunWriter *w = *pw;
   *pw = NULL;
   int rc = 0, reason = 0;  // reason: errno of the first failure (ENOSPC, EIO, ...)
   errno = 0;
-  if (w->failed || tsr_run_writer_flush(w)) rc = -1, reason = errno;
+  if (w->failed || tsr_run_writer_flush(w)) close_failed(&rc, &reason);
   // `complete` was created before SWMR started; rewriting an existing
   // attribute's value is allowed in SWMR mode (creating one is not).
   int32_t c = (complete && rc == 0) ? 1 : 0;
   H5E_BEGIN_TRY {
     hid_t a = H5Aopen(w->file, "complete", H5P_DEFAULT);
-    if (a < 0 || H5Awrite(a, H5T_NATIVE_INT32, &c) < 0) rc = -1, reason = reason ? reason : errno;
+    if (a < 0 || H5Awrite(a, H5T_NATIVE_INT32, &c) < 0) close_failed(&rc, &reason);
     if (a >= 0) H5Aclose(a);
     for (int i = 0; i < S_COUNT; i++) {
-      if (w->s[i].dset >= 0 && H5Dclose(w->s[i].dset) < 0) rc = -1, reason = reason ? reason : errno;
+      if (w->s[i].dset >= 0 && H5Dclose(w->s[i].dset) < 0) close_failed(&rc, &reason);
       w->s[i].dset = H5I_INVALID_HID;
     }
-    if (H5Fclose(w->file) < 0) rc = -1, reason = reason ? reason : errno;
+    if (H5Fclose(w->file) < 0) close_failed(&rc, &reason);
     w->file = H5I_INVALID_HID;
   }
   H5E_END_TRY;

@@ -278,11 +278,10 @@ factored:
 // tsr_mlcp_relative_residual's largest row, or an upper bound of it when
 // that is below TSR_BPP_POLISH_ROW, without its two passes over A (made on
 // every solve, they cost chain_drop's direct-bpp 50% more time per falling
-// step): each
-// row's sigma_i is bounded below by |b_i| + |w_i - b_i| + delta |A_ii| (the
-// triangle inequality on its terms), and only a row that this bound does not
-// clear gets its exact sigma_i, from column i (= row i, A symmetric). Needs
-// b->w.
+// step): each row's sigma_i is bounded below by |b_i| + |w_i - b_i| +
+// delta |A_ii| (the triangle inequality on its terms), and only a row that
+// this bound does not clear gets its exact sigma_i, from column i (= row i,
+// A symmetric). Needs b->w.
 static double relative_bound(const TsrMlcp *p, const double *lambda, double amax, TsrBpp *b) {
   int m = p->m;
   double linf = 0.0, mx = 0.0;

@@ -152,6 +152,17 @@ static void copy_iterate(int m, double *dst_lambda, int8_t *dst_set, const doubl
   if (dst_set && set) memcpy(dst_set, set, (size_t)m);
 }
 
+// Projected Gauss-Seidel from zero (params.iterations sweeps at most) into
+// lambda: an approximate solution far from where a stalled local search
+// ended. Returns tsr_pgs_solve's code.
+static int pgs_from_zero(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *params, double *lambda) {
+  TsrSolverParams pp = *params;
+  pp.warm_start = 0;
+  TsrSolveStats st = {0};
+  memset(lambda, 0, (size_t)p->m * sizeof *lambda);
+  return tsr_pgs_solve(p, &pp, lambda, &st, r->pgs);
+}
+
 // The best iterate of a polish so far (kept in r->best_lambda / best_set):
 // its largest relative row residual and its Eq. 29 residual.
 typedef struct {
@@ -210,11 +221,7 @@ static void polish(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *para
   // Gauss-Seidel from zero, projected Newton from its solution and BPP from
   // where that ends, keeping the best.
   if (best.rho > TSR_BPP_POLISH_ROW && p->symmetric && r->pn && (r->pgs || (r->pgs = tsr_pgs_create()))) {
-    TsrSolverParams pp = *params;
-    pp.warm_start = 0;
-    TsrSolveStats gst = {0};
-    memset(lambda, 0, (size_t)m * sizeof *lambda);
-    if (tsr_pgs_solve(p, &pp, lambda, &gst, r->pgs) >= 0) {
+    if (pgs_from_zero(r, p, params, lambda) >= 0) {
       polish_pn(r, p, params, lambda, index_set, stats, &best);
       if (best.rho > TSR_BPP_POLISH_ROW)
         polish_bpp(r, p, params, 4 * params->max_pivots, lambda, index_set, stats, bpp, &best);
@@ -285,11 +292,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   keep_if_better(r, p, rc1, &cst, lambda, index_set, &first);
   // 2. PGS from zero; projected Newton from its solution; BPP seeded from
   // where that ends, with four times the budget.
-  TsrSolverParams pp = *params;
-  pp.warm_start = 0;
-  TsrSolveStats pst = {0};
-  memset(lambda, 0, (size_t)m * sizeof *lambda);
-  if (tsr_pgs_solve(p, &pp, lambda, &pst, r->pgs) < 0) goto keep_first;
+  if (pgs_from_zero(r, p, params, lambda) < 0) goto keep_first;
   if (p->symmetric && r->pn && pn_stage(r, p, params, lambda, index_set, &spent, &facts, stats, &first) == 0) {
     rc = 0;
     stage = "projected Newton from PGS";

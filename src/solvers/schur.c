@@ -833,8 +833,6 @@ static double coupled_residual(const TsrMlcp *p, TsrSubstructure *ss) {
   return sqrt(sq);
 }
 
-// Algorithm 1 once on partition part. With may_merge (the first attempt, a
-// merged re-run to follow) it also gives up at STALL_ITERATIONS.
 // Largest residual of an interface row (Eq. 29, slack units) over its own
 // terms, as tsr_mlcp_relative_residual measures rows.
 static double interface_rows(const TsrMlcp *p, const double *lambda, double amax, const TsrSubstructure *ss) {
@@ -944,6 +942,8 @@ static int refine_interface(const TsrMlcp *p, double *lambda, double amax, TsrSc
   return changed;
 }
 
+// Algorithm 1 once on partition part. With may_merge (the first attempt, a
+// merged re-run to follow) it also gives up at STALL_ITERATIONS.
 static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
                       int8_t *index_set, TsrSolveStats *stats, int may_merge, TsrSchur *s) {
   TsrSubstructure *ss = &s->ss;
