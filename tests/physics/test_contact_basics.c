@@ -112,10 +112,50 @@ static void test_filters(void) {
   }
 }
 
+// The broad phase sorts along the axis the shapes spread most on and is
+// rebuilt when that changes (collide.c, choose_sweep_axes). Whatever the
+// axis, a row of overlapping spheres has contacts between neighbours only:
+// the row is laid along x, then z, y and a diagonal, and every pair found
+// must be (i, i+1), each once.
+static void test_broad_phase_axes(void) {
+  enum { N = 40 };
+  const char *yaml =
+      "format: tessera-model/1\n"
+      "name: row\n"
+      "settings: {gravity: [0, 0, 0], contact: {margin: 0.0}}\n"
+      "bodies:\n"
+      "  - {name: s, count: 40, mass: 1.0, shape: {type: sphere, radius: 0.1},\n"
+      "     position: [0, 0, 0], stride: {position: [0.19, 0, 0]}}\n";
+  TsrModel m;
+  TsrWorld w;
+  tsr_test_world(yaml, NULL, 0, &m, &w);
+  ENSURE(m.n_bodies == N);
+  const TsrVec3 dirs[4] = {{1, 0, 0}, {0, 0, 1}, {0, 1, 0}, {0.19 / sqrt(3.0), 0.19 / sqrt(3.0), 0.19 / sqrt(3.0)}};
+  for (int d = 0; d < 4; d++) {
+    TsrVec3 u = tsr_v3_normalize(dirs[d]);
+    for (int i = 0; i < N; i++) {
+      // 0.19 m apart: neighbours overlap 1 cm, the next but one are 18 cm apart
+      w.bodies.x[i] = tsr_v3_add(tsr_v3(3.0, -2.0, 5.0), tsr_v3_scale(u, 0.19 * i));
+      w.bodies.v[i] = tsr_v3(0, 0, 0);
+    }
+    ENSURE(tsr_contact_collide(&w.contacts, &m, &w.bodies) == 0);
+    int seen[N] = {0};
+    for (int k = 0; k < w.contacts.n; k++) {
+      const TsrContact *c = &w.contacts.c[k];
+      ENSURE_MSG(c->body[1] == c->body[0] + 1, "direction %d: contact between %d and %d", d, c->body[0], c->body[1]);
+      if (c->body[1] == c->body[0] + 1) seen[c->body[0]]++;
+    }
+    for (int i = 0; i + 1 < N; i++)
+      ENSURE_MSG(seen[i] == 1, "direction %d: pair (%d, %d) found %d times", d, i, i + 1, seen[i]);
+  }
+  tsr_test_world_free(&m, &w);
+}
+
 int main(void) {
   RUN_TEST(test_pair_table);
   RUN_TEST(test_sphere_drop);
   RUN_TEST(test_materials);
   RUN_TEST(test_filters);
+  RUN_TEST(test_broad_phase_axes);
   return TSR_TEST_RESULT();
 }
