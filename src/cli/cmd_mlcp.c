@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "cli/commands.h"
+#include "linalg/chol.h"
 #include "mlcp/mlcp.h"
 #include "solvers/solver.h"
 
@@ -159,6 +160,11 @@ int tsr_cmd_mlcp(int argc, char **argv) {
          p.symmetric ? "symmetric" : "nonsymmetric");
   printf("solver: %s\n", solver_name);
   printf("status: %s (%d)\n", rc == 0 ? "solved" : rc > 0 ? "not converged" : "failed", rc);
+  if (rc < 0 && !p.symmetric && m > TSR_CHOL_LU_MAX)
+    tsr_cli_error(
+        "mlcp: the matrix is not symmetric, so its free blocks are factorised by dense LU, which is "
+        "refused above %d rows (%.1f GB); pgs needs no factorisation",
+        TSR_CHOL_LU_MAX, (double)TSR_CHOL_LU_MAX * TSR_CHOL_LU_MAX * 8 / 1e9);
   printf("iterations: %d\n", stats.iterations);
   printf("factorizations: %d\n", stats.factorizations);
   printf("time: %.3f ms\n", (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6);

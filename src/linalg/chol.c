@@ -403,6 +403,19 @@ int tsr_chol_factor_shifted(const int *F, int nf, double shift, TsrChol *c) {
     int rc = nf <= TSR_CHOL_DENSE_MAX || dense_enough(F, nf, c) ? tsr_chol_dense_llt(F, nf, shift, c)
                                                                 : factor_sparse(F, nf, shift, c);
     if (rc <= 0) return rc;
+    // Not positive definite. Unshifted, that is a multibody A_FF made
+    // singular by redundant rows without compliance: report it, and the
+    // callers factorise A_FF + delta I and refine (bpp.c solve_set). Dense
+    // LU would "succeed" there on pivots of rounding size and return
+    // impulses of any size along the null space (a 1,000-link chain with
+    // every ball joint doubled diverged in 3 steps), in O(|F|^2) memory and
+    // O(|F|^3) time (288 MB and 3 s a step there). LU stays for what a
+    // shift does not make positive definite (indefinite symmetric A).
+    if (shift == 0.0 && nf > TSR_CHOL_DENSE_MAX) return -2;
+  }
+  if (nf > TSR_CHOL_LU_MAX) {
+    c->stats.lu_refused++;
+    return -3;
   }
   return factor_dense_lu(F, nf, shift, c);
 }

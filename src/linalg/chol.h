@@ -39,6 +39,10 @@
 // Up to this size, an A_FF with at least nf^2 / 4 nonzeros is factorised
 // densely too (the interface matrices of piles).
 #define TSR_CHOL_DENSE_LARGE 3000
+// The dense LU fallback refuses larger A_FF (tsr_chol_factor returns -3):
+// 8,000 rows take 512 MB and ~3e11 flops per factorisation, and an
+// unbounded one lets a bad problem exhaust memory or run for hours.
+#define TSR_CHOL_LU_MAX 8000
 
 enum {
   TSR_CHOL_NONE = 0,
@@ -57,6 +61,7 @@ typedef struct {
   int dense_lu;        // of which dense LU (fallback)
   int not_posdef;      // Cholesky attempts that found A_FF not positive definite
   int dense_updates;   // of the factorizations: dense factors updated for a changed F (chol_dense.c)
+  int lu_refused;      // dense LU fallbacks refused for size (TSR_CHOL_LU_MAX)
 } TsrCholStats;
 
 TsrChol *tsr_chol_create(void);
@@ -75,7 +80,10 @@ int tsr_chol_set_matrix(int m, const int *Ap, const int *Ai, const double *Ax, i
 void tsr_chol_set_dense(const double *dense, TsrChol *c);
 
 // Factorises A_FF, F = F[0..nf) strictly increasing. Returns 0 on success,
-// < 0 when A_FF is numerically singular (or on allocation failure).
+// < 0 when A_FF is numerically singular (a symmetric A_FF that is not
+// positive definite, above TSR_CHOL_DENSE_MAX rows: -2), when the dense LU
+// it would need has more than TSR_CHOL_LU_MAX rows (-3), or on allocation
+// failure (-1).
 int tsr_chol_factor(const int *F, int nf, TsrChol *c);
 
 // Factorises A_FF + shift * I instead (a regularisation for a singular A_FF;
