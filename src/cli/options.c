@@ -190,8 +190,13 @@ int tsr_load_model_for_cli(const TsrRunOptions *o, TsrModel *m) {
   if (o->every > 0) s->output.every = (int)o->every;
   if (o->steps >= 0) s->steps = o->steps;
   if (!isnan(o->duration)) {
-    double steps = round(o->duration / s->step);
-    if (steps > (double)TSR_MAX_STEPS) {
+    double steps;
+    int rc = tsr_model_steps_for(o->duration, s->step, &steps);
+    if (rc < 0) {
+      tsr_cli_error("--duration %g s with step %g s gives no step; need at least 1", o->duration, s->step);
+      goto fail;
+    }
+    if (rc > 0) {
       tsr_cli_error("--duration %g s with step %g s gives %.3g steps; at most %ld", o->duration, s->step, steps,
                     TSR_MAX_STEPS);
       goto fail;

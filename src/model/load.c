@@ -178,11 +178,12 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
     ok = 0;
   }
   if (!s->steps) {
-    double steps = round(s->duration / s->step);
-    if (steps < 1 || steps > (double)TSR_MAX_STEPS) {
+    double steps;
+    int rc = tsr_model_steps_for(s->duration, s->step, &steps);
+    if (rc) {
       const TsrYNode *at = tsr_ytree_get(n, "duration");
       tsr_model_where(c, "settings");
-      if (steps < 1)
+      if (rc < 0)
         tsr_model_error(c, at ? at : n, "duration %g s with step %g s gives no step; need at least 1", s->duration,
                         s->step);
       else
@@ -195,6 +196,12 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
   }
   c->where[0] = '\0';
   return ok;
+}
+
+int tsr_model_steps_for(double duration, double step, double *steps) {
+  *steps = round(duration / step);
+  if (!(*steps >= 1)) return -1;  // NaN too
+  return *steps > (double)TSR_MAX_STEPS ? 1 : 0;
 }
 
 int tsr_model_material_index(TsrLoadCtx *c, const TsrModel *m, const TsrYNode *n) {

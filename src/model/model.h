@@ -134,6 +134,12 @@ typedef enum {
 // keeps every step index exact in int arithmetic and in a double.
 #define TSR_MAX_STEPS 1000000000L
 
+// The number of steps of `duration` s at `step` s, rounded to the nearest
+// (settings.duration, --duration). Returns 0 with *steps set, -1 when that
+// is no step, 1 when it is more than TSR_MAX_STEPS (*steps then holds the
+// count, as a double, for the message).
+int tsr_model_steps_for(double duration, double step, double *steps);
+
 // Most OpenMP threads a run may ask for (settings.solver.threads, --threads):
 // libgomp builds a team's bookkeeping on the stack, and --threads 99999
 // crashed inside GOMP_parallel. More threads than cores is allowed (and

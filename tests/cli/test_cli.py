@@ -132,6 +132,12 @@ with tempfile.TemporaryDirectory() as tmp:
         rc, _, err = run("run", pend, "-o", huge, *args)
         check(rc == 2 and "at most 1000000000" in err and not os.path.exists(huge),
               "%s: exit 2, the bound named, no file (%s)" % (" ".join(args), err.strip().splitlines()[0] if err else ""))
+    # Fewer than one step, however given: refused like a model's duration
+    # (--duration 0.001 used to run 0 steps and say complete).
+    for args in (["--duration", "0.001"], ["--set", "settings.duration=0.001"]):
+        rc, _, err = run("run", pend, "-o", huge, *args)
+        check(rc == 2 and "gives no step" in err and not os.path.exists(huge),
+              "%s: exit 2, no step named, no file (%s)" % (" ".join(args), err.strip().splitlines()[0] if err else ""))
     # And more threads than TSR_MAX_THREADS (libgomp crashed at 99999).
     for args in (["--threads", "99999"], ["--set", "settings.solver.threads=5000"]):
         rc, _, err = run("run", pend, "-o", huge, "--solver", "schur-bpp", *args)
