@@ -14,7 +14,8 @@
 // contact can be off by O(margin); points move outward by up to margin/2.
 // Both are negligible for margins of a few millimetres. Moving spheres and
 // capsules are inflated further, each step, by the distance they can travel
-// in it (sweep_margin), so fast ones are met before they sink in.
+// in it (sweep_margin), so fast ones are met before they sink in; moving
+// boxes and cylinders get that reach against planes (solid_plane).
 //
 // Normal. ODE's dContactGeom normal for dCollide(g1, g2) is such that moving
 // g1 along it by `depth` separates the geoms (it points into g1). We always
@@ -636,6 +637,83 @@ static int round_surface_point(const TsrModel *m, dGeomID g, int shape, double s
   return 1;
 }
 
+// How far ODE's geom of a shape is grown beyond the fixed margin this step.
+static double inflation(const TsrModel *m, const TsrCollider *c, int shape) {
+  TsrShapeType t = m->shapes[shape].type;
+  return t == TSR_SHAPE_SPHERE || t == TSR_SHAPE_CAPSULE ? c->extra[shape] : 0.0;
+}
+
+// Box or cylinder against a plane, in place of ODE's, with a speculative
+// range. A moving box or cylinder is not inflated like a sphere (a box
+// grown by its sweep margin has sharp edges a whole margin outside the
+// body's: a log beside the 2.5 t box of log_tower got contacts through the
+// box's bottom face and was pushed 22 cm into it), so against the plane,
+// the ground of most scenes, its points are made here from its true
+// geometry (grown by the fixed margin only): a box's eight corners, or
+// each cylinder rim's lowest point (its support point along -n) and the
+// three 90 degrees on. Each point closer to the plane than the margin plus
+// the shape's sweep margin (sweep_margin) is a contact, with its
+// exact depth: a box landing at 7 m/s, flat, on an edge or on a corner, is
+// met before it reaches the ground, and so is the far side of a tilted
+// base (ODE's cylinder-plane gives only the deepest point of each rim
+// until the base is nearly level: 12 mm into the ground at 7 m/s). The
+// depth is as ODE's for the margin-grown shapes (margin minus the gap);
+// at most max points, the deepest. Returns the count, in c->buf, as if
+// from dCollide(o1, o2).
+static int solid_plane(TsrCollider *c, dGeomID g, int shape, dGeomID plane, int g_first, int max) {
+  dReal pl[4];
+  dGeomPlaneGetParams(plane, pl);
+  const dReal *o = dGeomGetPosition(g), *R = dGeomGetRotation(g);  // 3x4 row-major: column i is axis i
+  TsrVec3 n = tsr_v3(pl[0], pl[1], pl[2]), ctr = tsr_v3(o[0], o[1], o[2]);
+  TsrVec3 ax[3];
+  for (int i = 0; i < 3; i++) ax[i] = tsr_v3(R[i], R[4 + i], R[8 + i]);
+  TsrVec3 p[8];
+  int np = 0;
+  if (dGeomGetClass(g) == dBoxClass) {
+    dVector3 side;
+    dGeomBoxGetLengths(g, side);
+    for (int k = 0; k < 8; k++) {
+      p[np] = ctr;
+      for (int i = 0; i < 3; i++) p[np] = tsr_v3_madd(p[np], ax[i], ((k >> i) & 1 ? 0.5 : -0.5) * side[i]);
+      np++;
+    }
+  } else {
+    dReal r, len;
+    dGeomCylinderGetParams(g, &r, &len);
+    TsrVec3 a = ax[2], u = tsr_v3_sub(tsr_v3_scale(a, tsr_v3_dot(n, a)), n);  // -n less its axial part
+    double un = tsr_v3_norm(u);
+    u = un > 1e-9 ? tsr_v3_scale(u, 1.0 / un) : ax[0];  // standing: any radius
+    TsrVec3 v = tsr_v3_cross(a, u);
+    const TsrVec3 dirs[4] = {u, v, tsr_v3_neg(u), tsr_v3_neg(v)};
+    for (int cap = 0; cap < 2; cap++)
+      for (int k = 0; k < 4; k++) p[np++] = tsr_v3_madd(tsr_v3_madd(ctr, a, (cap ? 0.5 : -0.5) * len), dirs[k], r);
+  }
+  dContactGeom pts[8];
+  int m = 0;
+  const double reach = c->extra[shape], sgn = g_first ? 1.0 : -1.0;  // the normal points into the first geom
+  for (int k = 0; k < np; k++) {
+    double depth = pl[3] - tsr_v3_dot(n, p[k]);
+    if (!(depth > -reach) || (reach == 0.0 && depth < 0.0)) continue;
+    dContactGeom *q = &pts[m++];
+    memset(q, 0, sizeof *q);
+    q->pos[0] = p[k].x, q->pos[1] = p[k].y, q->pos[2] = p[k].z;
+    q->normal[0] = sgn * n.x, q->normal[1] = sgn * n.y, q->normal[2] = sgn * n.z;
+    q->depth = depth;
+    q->g1 = g_first ? g : plane;
+    q->g2 = g_first ? plane : g;
+  }
+  // The deepest first, stably (ties keep the corners' and rims' order).
+  for (int i = 1; i < m; i++)
+    for (int j = i; j > 0 && pts[j].depth > pts[j - 1].depth; j--) {
+      dContactGeom t = pts[j];
+      pts[j] = pts[j - 1];
+      pts[j - 1] = t;
+    }
+  if (m > max) m = max;
+  memcpy(c->buf, pts, (size_t)m * sizeof *pts);
+  return m;
+}
+
 static void near_callback(void *data, dGeomID o1, dGeomID o2) {
   CollideCtx *x = data;
   TsrContacts *cs = x->cs;
@@ -652,9 +730,15 @@ static void near_callback(void *data, dGeomID o1, dGeomID o2) {
   const TsrModel *m = x->m;
   if (!may_meet(c, m, s0, s1)) return;
   int t0 = dGeomGetClass(o1), t1 = dGeomGetClass(o2);
-  int n = (t0 == dCapsuleClass && t1 == dBoxClass) || (t1 == dCapsuleClass && t0 == dBoxClass)
-              ? 0  // end_caps does this pair itself
-              : dCollide(o1, o2, c->max_per_pair, c->buf, sizeof *c->buf);
+  int n;
+  if ((t0 == dCapsuleClass && t1 == dBoxClass) || (t1 == dCapsuleClass && t0 == dBoxClass))
+    n = 0;  // end_caps does this pair itself
+  else if ((t0 == dBoxClass || t0 == dCylinderClass) && t1 == dPlaneClass)
+    n = solid_plane(c, o1, s0, o2, 1, c->max_per_pair);
+  else if ((t1 == dBoxClass || t1 == dCylinderClass) && t0 == dPlaneClass)
+    n = solid_plane(c, o2, s1, o1, 0, c->max_per_pair);
+  else
+    n = dCollide(o1, o2, c->max_per_pair, c->buf, sizeof *c->buf);
   if (t0 == dCapsuleClass && (t1 == dBoxClass || t1 == dCylinderClass))
     n = end_caps(c, o1, 1, o2, n, c->max_per_pair);
   else if (t1 == dCapsuleClass && (t0 == dBoxClass || t0 == dCylinderClass))
@@ -672,7 +756,9 @@ static void near_callback(void *data, dGeomID o1, dGeomID o2) {
     k.point = tsr_v3(g->pos[0], g->pos[1], g->pos[2]);
     k.normal = tsr_v3_normalize(tsr_v3(g->normal[0], g->normal[1], g->normal[2]));
     if (g->g1 != o1) k.normal = tsr_v3_neg(k.normal);  // ODE swapped the pair
-    k.depth = g->depth - cs->margin - c->extra[s0] - c->extra[s1];
+    // The sweep inflation of a sphere or capsule comes off the depth (a box
+    // or cylinder is not inflated: see solid_plane).
+    k.depth = g->depth - cs->margin - inflation(m, c, s0) - inflation(m, c, s1);
     TsrVec3 p0, p1;
     int r0 = round_surface_point(m, o1, s0, 1.0, k.point, k.normal, &p0);
     int r1 = round_surface_point(m, o2, s1, -1.0, k.point, k.normal, &p1);
@@ -697,24 +783,43 @@ static int cmp_contact(const void *pa, const void *pb) {
   return (a->match > b->match) - (a->match < b->match);
 }
 
-// Speculative inflation of a moving sphere or capsule for this step: how far
+// Speculative reach of a moving shape for this step: how far
 // any point of it can move in one step, h (|v| + |g| h + |w| rho), rho the
 // distance from the body's origin to the shape's farthest point. Contacts
 // are then made before the shape can reach the other one within the step
 // (a separated contact only keeps the gap from closing more than it is, see
 // rows.c), rather than after it has sunk up to h |v| - margin into it: a link
 // of chain_drop whipping over the plank's edge at ~16 rad/s closes 1.5 cm in
-// a step, three times the 5 mm margin. Inflating a radius is exact, so
-// the depth only has the inflation taken off again; boxes and cylinders,
-// whose inflation is not exact at edges, keep the fixed margin. Capped at
+// a step, three times the 5 mm margin. Spheres and capsules are inflated
+// by it (a radius: exact, so the depth only has the inflation taken off
+// again); boxes and cylinders, whose inflation is not exact at edges, get
+// it against planes only, from their true corners and rims (solid_plane),
+// and keep the fixed margin against other shapes. Capped at
 // rho, so a body flung by a bad solve does not collect contacts with half
 // the scene (chain_drop's links need ~2-3 cm, rho = 5 cm).
 static double sweep_margin(const TsrModel *m, const TsrBodies *b, int k) {
   const TsrShapeDef *s = &m->shapes[k];
   int body = s->body;
-  if (b->fixed[body] || (s->type != TSR_SHAPE_SPHERE && s->type != TSR_SHAPE_CAPSULE)) return 0.0;
-  double h = m->settings.step;
-  double rho = tsr_v3_norm(s->position) + s->params[0] + (s->type == TSR_SHAPE_CAPSULE ? 0.5 * s->params[1] : 0.0);
+  if (b->fixed[body] || s->type == TSR_SHAPE_PLANE) return 0.0;
+  double h = m->settings.step, reach = 0.0;  // the shape's farthest point from its own centre
+  const double *p = s->params;
+  switch (s->type) {
+    case TSR_SHAPE_SPHERE:
+      reach = p[0];
+      break;
+    case TSR_SHAPE_CAPSULE:
+      reach = p[0] + 0.5 * p[1];
+      break;
+    case TSR_SHAPE_BOX:
+      reach = 0.5 * sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+      break;
+    case TSR_SHAPE_CYLINDER:
+      reach = sqrt(p[0] * p[0] + 0.25 * p[1] * p[1]);
+      break;
+    case TSR_SHAPE_PLANE:
+      break;
+  }
+  double rho = tsr_v3_norm(s->position) + reach;
   double e = h * (tsr_v3_norm(b->v[body]) + tsr_v3_norm(m->settings.gravity) * h + tsr_v3_norm(b->w[body]) * rho);
   return fmin(e, rho);  // at most the shape's own reach: bounds the contacts a wild body makes
 }
@@ -818,10 +923,13 @@ int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
     double e = sweep_margin(m, b, k);
     if (e != c->extra[k]) {
       c->extra[k] = e;
+      // Spheres and capsules grow (exact: still a sphere or capsule);
+      // boxes and cylinders keep their geom, and their reach is used
+      // against planes only (solid_plane).
       double r = s->params[0] + 0.5 * c->margin + e;
       if (s->type == TSR_SHAPE_SPHERE)
         dGeomSphereSetRadius(c->geoms[k], r);
-      else
+      else if (s->type == TSR_SHAPE_CAPSULE)
         dGeomCapsuleSetParams(c->geoms[k], r, s->params[1]);
     }
   }
