@@ -44,7 +44,8 @@ typedef struct {
   double friction, compliance, damping;  // combined material (rows.c)
   double bound_normal;                   // the lambda_n that bounds friction this step (Eq. 11)
   int estimated;                         // 1 when bound_normal is the first-step estimate (rows.c)
-  TsrVec3 r[2];                          // point minus each body's centre of mass at detection
+  double carried;  // the shape pair's normal impulse of the previous step that no matched contact continues (match.c)
+  TsrVec3 r[2];    // point minus each body's centre of mass at detection
   // filled by tsr_contact_store
   double impulse[3];  // normal, t1, t2 (N s)
   int8_t index_set[3];

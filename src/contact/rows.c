@@ -38,6 +38,12 @@
 // estimate (four new corners of a landing box each get a quarter of the
 // box's stopping impulse, not all of it). A box set down at rest thus gets
 // about m g h in total, its weight over the step, from its first step on.
+// When the shape pair was in contact in the previous step and its load is
+// not all carried on by matched contacts (a rolling wheel: its points move
+// too far along both bodies to match, every step), the unmatched contacts
+// that touch (within the margin) share that load instead when it is larger:
+// the stopping impulse sees the wheel's own mass only, and a driven wheel
+// under an 800 kg car got 6% of its traction.
 //
 // Tangent basis (orientation independent). t1 is, in order of preference:
 //   1. along the relative sliding velocity at the point, from the
@@ -201,9 +207,21 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
     // At the end of a shape pair: share the estimates, set the bounds.
     int last = i + 1 == cs->n || cs->c[i + 1].shape[0] != c->shape[0] || cs->c[i + 1].shape[1] != c->shape[1];
     if (!last) continue;
+    int touching = 0;  // unmatched contacts within the margin: those that can take on a carried load
+    for (int j = group_start; j <= i; j++) touching += cs->c[j].estimated && cs->c[j].depth > -cs->margin;
     for (int j = group_start; j <= i; j++) {
       TsrContact *cj = &cs->c[j];
-      if (cj->estimated) cj->bound_normal /= need;
+      // An unmatched contact gets its share of the pair's estimate, or, if
+      // it touches, of the load the pair carried last step that no matched
+      // contact carries on, whichever is larger. A speculative contact
+      // (farther than the margin: a point of a fast wheel that could reach
+      // the ground within the step) carries none of it: its friction rows
+      // would hold the car by points 35 cm above the road.
+      if (cj->estimated) {
+        double share = cj->bound_normal / need;
+        if (cj->depth > -cs->margin) share = fmax(share, cj->carried / touching);
+        cj->bound_normal = share;
+      }
       // A zero bound (the contact carried no load last step, or a
       // frictionless material) fixes the friction rows at 0 (lo = hi = 0):
       // every solver treats such a row as fixed. Widening it to a tiny box
