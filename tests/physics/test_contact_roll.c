@@ -47,7 +47,7 @@ static void test_rolling_sphere(void) {
 }
 
 // A wheel (solid cylinder, lying on its side) and a ball spinning in place
-// on flat ground, set down at rest: friction at the contact drags them
+// on flat ground (a plane, or a fixed box), set down at rest: friction at the contact drags them
 // forward until they roll, and it is the only horizontal force, acting at
 // the contact line, so the angular momentum about that line is conserved:
 // I w0 = (I + m R^2) w_f, i.e. v_f = w0 R / 3 for the cylinder
@@ -56,7 +56,7 @@ static void test_rolling_sphere(void) {
 // contacts made for points that only spin along the rim (rows linear in
 // the velocity) braked it to 7.1 m/s instead of 11.7. 1e-6 relative: the
 // rolling state is velocity-level exact.
-static void spin_to_roll(double w0) {
+static void spin_to_roll(double w0, int box_ground) {
   char yaml[1024];
   snprintf(
       yaml, sizeof yaml,
@@ -65,19 +65,21 @@ static void spin_to_roll(double w0) {
       "settings: {step: 0.016666666666666666, duration: 3.0}\n"
       "materials: [{name: m, friction: 0.5}]\n"
       "bodies:\n"
-      "  - {name: ground, fixed: true, shape: {type: plane, normal: [0, 0, 1], offset: 0.0}}\n"
+      "  - {name: ground, fixed: true, %s}\n"
       "  - {name: wheel, mass: 20.0, shape: {type: cylinder, radius: 0.35, length: 0.25}, position: [0, 0, 0.35],\n"
       "     orientation: {axis: [1, 0, 0], angle_deg: -90}, angular_velocity: [0, %g, 0]}\n"
       "  - {name: ball, mass: 20.0, shape: {type: sphere, radius: 0.35}, position: [0, 5, 0.35],\n"
       "     angular_velocity: [0, %g, 0]}\n",
+      box_ground ? "shape: {type: box, size: [200, 200, 1]}, position: [0, 0, -0.5]"
+                 : "shape: {type: plane, normal: [0, 0, 1], offset: 0.0}",
       w0, w0);
   TsrModel m;
   TsrWorld w;
   tsr_test_world(yaml, NULL, 0, &m, &w);
   while (w.step < m.settings.steps) ENSURE(tsr_world_step(&w) == 0);
   double vc = w.bodies.v[1].x, vb = w.bodies.v[2].x, wc = w0 * 0.35 / 3, wbl = 2.0 / 7.0 * w0 * 0.35;
-  fprintf(stderr, "spin %5.1f rad/s: wheel rolls at %.6f m/s (w0 R / 3 = %.6f), ball at %.6f (2/7 w0 R = %.6f)\n", w0,
-          vc, wc, vb, wbl);
+  fprintf(stderr, "%s, spin %5.1f rad/s: wheel rolls at %.6f m/s (w0 R / 3 = %.6f), ball at %.6f (2/7 w0 R = %.6f)\n",
+          box_ground ? "box floor" : "plane", w0, vc, wc, vb, wbl);
   ENSURE_NEAR(vc, wc, 1e-6 * wc);
   ENSURE_NEAR(vb, wbl, 1e-6 * wbl);
   ENSURE_NEAR(w.bodies.w[1].y * 0.35, vc, 1e-6 * wc);  // rolling: v = w R
@@ -85,8 +87,10 @@ static void spin_to_roll(double w0) {
 }
 
 static void test_spin_to_roll(void) {
-  spin_to_roll(20.0);
-  spin_to_roll(100.0);
+  for (int box_ground = 0; box_ground < 2; box_ground++) {
+    spin_to_roll(20.0, box_ground);
+    spin_to_roll(100.0, box_ground);
+  }
 }
 
 int main(void) {

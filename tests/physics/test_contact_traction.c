@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Traction of rolling wheels. A car (800 kg box, four 20 kg cylinder wheels
-// on hinges) stands on flat ground with every wheel driven by a motor far
+// on hinges) stands on flat ground (a plane, or a fixed box) with every wheel driven by a motor far
 // faster than the car can follow (50 rad/s, 17.5 m/s at the rim, torque
 // enough to spin them): all four wheels slip, each pushes with mu times its
 // normal load, and the normal loads add up to the car's weight whatever
@@ -17,7 +17,7 @@
 #include "sim_helpers.h"
 #include "tsr_test.h"
 
-static void drive(double heading_deg) {
+static void drive(double heading_deg, int box_road) {
   double psi = heading_deg * M_PI / 180.0, c = cos(psi), s = sin(psi);
   // Wheels: cylinder axis (local z) along the car's lateral axis.
   TsrQuat qw = tsr_q_mul(tsr_q_axis_angle(tsr_v3(0, 0, 1), psi), tsr_q_axis_angle(tsr_v3(1, 0, 0), -M_PI / 2));
@@ -30,9 +30,11 @@ static void drive(double heading_deg) {
                "settings: {step: 0.016666666666666666, duration: 0.8}\n"
                "materials: [{name: rubber, friction: 0.9}, {name: road, friction: 0.7}]\n"
                "bodies:\n"
-               "  - {name: road, fixed: true, material: road, shape: {type: plane, normal: [0, 0, 1], offset: 0}}\n"
+               "  - {name: road, fixed: true, material: road, %s}\n"
                "  - {name: chassis, mass: 800.0, shape: {type: box, size: [3.0, 1.4, 0.3]}, position: [0, 0, 0.55],\n"
                "     orientation: [%.17g, %.17g, %.17g, %.17g]}\n",
+               box_road ? "shape: {type: box, size: [100, 100, 1]}, position: [0, 0, -0.5]"
+                        : "shape: {type: plane, normal: [0, 0, 1], offset: 0}",
                qc.w, qc.x, qc.y, qc.z);
   const double wx[4] = {1.2, 1.2, -1.2, -1.2}, wy[4] = {0.85, -0.85, 0.85, -0.85};
   for (int k = 0; k < 4; k++)
@@ -60,16 +62,18 @@ static void drive(double heading_deg) {
   double t = w.step * m.settings.step, v = tsr_v3_dot(w.bodies.v[1], d);
   double a = (v - v03) / (t - t03), want = sqrt(0.9 * 0.7) * 9.81;
   double rim = 50.0 * 0.35;
-  fprintf(stderr, "heading %4.0f deg: acceleration %.4f m/s^2 (mu g = %.4f), speed %.2f m/s (rims %.1f m/s)\n",
-          heading_deg, a, want, v, rim);
+  fprintf(stderr, "%s, heading %4.0f deg: acceleration %.4f m/s^2 (mu g = %.4f), speed %.2f m/s (rims %.1f m/s)\n",
+          box_road ? "box road" : "plane", heading_deg, a, want, v, rim);
   ENSURE(v < rim);  // still slipping: the premise of a = mu g
   ENSURE_NEAR(a, want, 0.01 * want);
   tsr_test_world_free(&m, &w);
 }
 
 static void test_driven_wheels(void) {
-  drive(0.0);
-  drive(37.0);
+  for (int box_road = 0; box_road < 2; box_road++) {
+    drive(0.0, box_road);
+    drive(37.0, box_road);
+  }
 }
 
 int main(void) {
