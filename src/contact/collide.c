@@ -15,7 +15,7 @@
 // Both are negligible for margins of a few millimetres. Moving spheres and
 // capsules are inflated further, each step, by the distance they can travel
 // in it (sweep_margin), so fast ones are met before they sink in; moving
-// boxes and cylinders get that reach against planes (solid_plane).
+// boxes and cylinders get that reach against planes and boxes (solid.h).
 //
 // Normal. ODE's dContactGeom normal for dCollide(g1, g2) is such that moving
 // g1 along it by `depth` separates the geoms (it points into g1). We always
@@ -30,6 +30,7 @@
 // silently), and a model whose bodies could meet in an unsupported pairing is
 // refused when the world is created.
 #include "contact/contact_internal.h"
+#include "contact/solid.h"
 
 #include <ode/ode.h>
 #include <pthread.h>
@@ -320,7 +321,7 @@ static int links_init(TsrCollider *c, const TsrModel *m) {
 
 // The speculative broad phase (spec_callback): a sphere proxy for each
 // moving box and cylinder, a copy of each fixed box, in a space of their
-// own; only when the model has pairs for solid_box. Returns 0, or -1 out
+// own; only when the model has pairs for tsr_solid_box. Returns 0, or -1 out
 // of memory.
 static int spec_space_create(TsrCollider *c, const TsrModel *m) {
   int fixed_boxes = 0, moving_boxes = 0, moving_solids = 0;
@@ -706,229 +707,22 @@ static double inflation(const TsrModel *m, const TsrCollider *c, int shape) {
   return t == TSR_SHAPE_SPHERE || t == TSR_SHAPE_CAPSULE ? c->extra[shape] : 0.0;
 }
 
-// Box or cylinder against a plane, in place of ODE's, with a speculative
-// range. A moving box or cylinder is not inflated like a sphere (a box
-// grown by its sweep margin has sharp edges a whole margin outside the
-// body's: a log beside the 2.5 t box of log_tower got contacts through the
-// box's bottom face and was pushed 22 cm into it), so against the plane,
-// the ground of most scenes, its points are made here from its true
-// geometry (grown by the fixed margin only): a box's eight corners, or
-// each cylinder rim's lowest point (its support point along -n) and the
-// three 90 degrees on. A point is a contact when it is within the margin
-// of the plane, or can reach it in this step: closer than h times its
-// velocity toward the plane plus |g| h^2 (capped at sweep_margin's bound).
-// That is per point, from the point's own velocity, and for a cylinder
-// without its spin about its own axis, which only moves points along the
-// rim, never below the rim's lowest one: with the shape's whole sweep
-// margin (h |w| rho for any spin), the side points of a wheel spinning at
-// 100 rad/s became contacts 35 cm above the road, whose rows, linear in
-// the velocity, braked it (it rolled off at 7.1 m/s, not w R / 3 = 11.7).
-// Depths are exact: a box landing at 7 m/s, flat, on an edge or on a
-// corner, is met before it reaches the ground, and so is the far side of
-// a tilted base (ODE's cylinder-plane gives only the deepest point of each
-// rim until the base is nearly level: 12 mm into the ground at 7 m/s).
-// The depth is as ODE's for the margin-grown shapes (margin minus the
-// gap); at most max points, the deepest. Returns the count, in c->buf, as
-// if from dCollide(o1, o2).
-// The points of a box (its eight corners) or of a cylinder (four on each
-// rim, 90 degrees apart, from the rim's lowest along -n) that can first
-// touch a surface whose outward normal is n; ax: the shape's axes.
-static int solid_points(dGeomID g, TsrVec3 n, TsrVec3 ax[3], TsrVec3 p[8]) {
-  const dReal *o = dGeomGetPosition(g), *R = dGeomGetRotation(g);  // 3x4 row-major: column i is axis i
-  TsrVec3 ctr = tsr_v3(o[0], o[1], o[2]);
-  for (int i = 0; i < 3; i++) ax[i] = tsr_v3(R[i], R[4 + i], R[8 + i]);
-  int np = 0;
-  if (dGeomGetClass(g) == dBoxClass) {
-    dVector3 side;
-    dGeomBoxGetLengths(g, side);
-    for (int k = 0; k < 8; k++) {
-      p[np] = ctr;
-      for (int i = 0; i < 3; i++) p[np] = tsr_v3_madd(p[np], ax[i], ((k >> i) & 1 ? 0.5 : -0.5) * side[i]);
-      np++;
-    }
-    return np;
-  }
-  dReal r, len;
-  dGeomCylinderGetParams(g, &r, &len);
-  TsrVec3 a = ax[2], u = tsr_v3_sub(tsr_v3_scale(a, tsr_v3_dot(n, a)), n);  // -n less its axial part
-  double un = tsr_v3_norm(u);
-  u = un > 1e-9 ? tsr_v3_scale(u, 1.0 / un) : ax[0];  // standing: any radius
-  TsrVec3 v = tsr_v3_cross(a, u);
-  const TsrVec3 dirs[4] = {u, v, tsr_v3_neg(u), tsr_v3_neg(v)};
-  for (int cap = 0; cap < 2; cap++)
-    for (int k = 0; k < 4; k++) p[np++] = tsr_v3_madd(tsr_v3_madd(ctr, a, (cap ? 0.5 : -0.5) * len), dirs[k], r);
-  return np;
-}
-
-// How far point p of a moving box or cylinder can go along -n in this
-// step, toward a plane or box (other: its shape, or -1 for a plane):
-// h times p's velocity along -n relative to the other's material point
-// there, plus |g| h^2 (as a sphere's inflation: the tolerance that makes
-// shapes resting exactly on one another touch whatever the rounding), at
-// most the two shapes' sweep margins. A cylinder's spin about its own axis
-// (ax[2]) only moves points along its rims, never below a rim's lowest
-// point, so it is left out. 0 when the shape has no sweep margin.
-static double point_reach(const TsrCollider *c, const CollideCtx *x, int shape, const TsrVec3 ax[3], int other,
-                          TsrVec3 n, TsrVec3 p) {
-  double bound = c->extra[shape];
-  if (!(bound > 0.0)) return 0.0;
-  const TsrBodies *b = x->b;
-  const int body = x->m->shapes[shape].body;
-  const double h = x->m->settings.step;
-  TsrVec3 w = b->w[body];
-  if (x->m->shapes[shape].type == TSR_SHAPE_CYLINDER) w = tsr_v3_madd(w, ax[2], -tsr_v3_dot(w, ax[2]));
-  TsrVec3 vp = tsr_v3_add(b->v[body], tsr_v3_cross(w, tsr_v3_sub(p, b->x[body])));
-  if (other >= 0 && !b->fixed[x->m->shapes[other].body]) {
-    int ob = x->m->shapes[other].body;
-    vp = tsr_v3_sub(vp, tsr_v3_add(b->v[ob], tsr_v3_cross(b->w[ob], tsr_v3_sub(p, b->x[ob]))));
-    bound += c->extra[other];
-  }
-  double toward = -tsr_v3_dot(n, vp);
-  return fmin(bound, h * fmax(toward, 0.0) + tsr_v3_norm(x->m->settings.gravity) * h * h);
-}
-
-static void set_contact(dContactGeom *q, TsrVec3 p, TsrVec3 n, double depth, dGeomID g, dGeomID other, int g_first) {
-  const double sgn = g_first ? 1.0 : -1.0;  // the normal points into the first geom
-  memset(q, 0, sizeof *q);
-  q->pos[0] = p.x, q->pos[1] = p.y, q->pos[2] = p.z;
-  q->normal[0] = sgn * n.x, q->normal[1] = sgn * n.y, q->normal[2] = sgn * n.z;
-  q->depth = depth;
-  q->g1 = g_first ? g : other;
-  q->g2 = g_first ? other : g;
-}
-
-// Sorts contacts by decreasing depth, stably (ties keep their order).
-static void sort_deepest_first(dContactGeom *pts, int m) {
-  for (int i = 1; i < m; i++)
-    for (int j = i; j > 0 && pts[j].depth > pts[j - 1].depth; j--) {
-      dContactGeom t = pts[j];
-      pts[j] = pts[j - 1];
-      pts[j - 1] = t;
-    }
-}
-
-static int solid_plane(TsrCollider *c, const CollideCtx *x, dGeomID g, int shape, dGeomID plane, int g_first, int max) {
-  dReal pl[4];
-  dGeomPlaneGetParams(plane, pl);
-  TsrVec3 n = tsr_v3(pl[0], pl[1], pl[2]), ax[3], p[8];
-  int np = solid_points(g, n, ax, p), m = 0;
-  dContactGeom pts[8];
-  for (int k = 0; k < np; k++) {
-    double depth = pl[3] - tsr_v3_dot(n, p[k]), reach = point_reach(c, x, shape, ax, -1, n, p[k]);
-    if (!(depth > -reach) || (reach == 0.0 && depth < 0.0)) continue;
-    set_contact(&pts[m++], p[k], n, depth, g, plane, g_first);
-  }
-  sort_deepest_first(pts, m);
-  if (m > max) m = max;
-  memcpy(c->buf, pts, (size_t)m * sizeof *pts);
-  return m;
-}
-
-// Signed distance from p to box f (as grown by the margin): outside, the
-// distance to its closest point, with *normal from there to p; inside,
-// minus the distance to the nearest face, with that face's outward normal.
-// A point on several faces at once to the last bit (the corners of boxes
-// stacked exactly: every face at distance 0) takes the one of them most
-// nearly along `hint` (the direction from f to the other shape): the first
-// face found, a side, let a stacked box fall a step.
-static double box_distance(dGeomID f, TsrVec3 p, TsrVec3 hint, TsrVec3 *normal) {
-  const dReal *o = dGeomGetPosition(f), *R = dGeomGetRotation(f);
-  dVector3 side;
-  dGeomBoxGetLengths(f, side);
-  TsrVec3 ctr = tsr_v3(o[0], o[1], o[2]), q = ctr, d = tsr_v3_sub(p, ctr), u[3];
-  int inside = 1;
-  double l[3], hl[3], in[3], nearest = INFINITY;
-  for (int i = 0; i < 3; i++) {
-    u[i] = tsr_v3(R[i], R[4 + i], R[8 + i]);
-    l[i] = tsr_v3_dot(d, u[i]), hl[i] = 0.5 * side[i];
-    double lc = l[i] < -hl[i] ? -hl[i] : l[i] > hl[i] ? hl[i] : l[i];
-    if (lc != l[i]) inside = 0;
-    q = tsr_v3_madd(q, u[i], lc);
-    in[i] = hl[i] - fabs(l[i]);  // how far inside face pair i (< 0: outside)
-    if (in[i] < nearest) nearest = in[i];
-  }
-  int face = -1;
-  for (int i = 0; i < 3; i++)  // the faces at the nearest distance, within rounding
-    if (in[i] <= nearest + 1e-12 * (hl[i] + fabs(l[i])) &&
-        (face < 0 || fabs(tsr_v3_dot(hint, u[i])) > fabs(tsr_v3_dot(hint, u[face]))))
-      face = i;
-  TsrVec3 e = tsr_v3_sub(p, q), facing = tsr_v3_scale(u[face], l[face] < 0.0 ? -1.0 : 1.0);
-  if (inside) {
-    *normal = facing;
-    return -nearest;
-  }
-  double dist = tsr_v3_norm(e);
-  *normal = dist > 0.0 ? tsr_v3_scale(e, 1.0 / dist) : facing;  // on the surface to the last bit
-  return dist;
-}
-
-// Contacts of a moving box or cylinder g with a box f (fixed: a ground, a
-// wall, a container made of boxes, as common as a plane; or moving), from
-// g's corners or rim points (solid_points, toward f): those outside f (as
-// grown by the margin) and closer to it than they travel toward it in
-// this step (point_reach), with the normal from f's closest point, are
-// speculative contacts added to ODE's n contacts of the pair; ODE reports
-// each once it is within the margin. With the margin at its default 0, two
-// boxes stacked exactly had no contact when rounding left them 4e-17 m
-// apart, and a tower of 30 sank 7 cm into itself and threw its top box
-// 1.4 m up. A cylinder whose rim points touch f gets those points, inside
-// f, with the nearest face's normal and depth, instead of ODE's contacts:
-// ODE's cylinder-box takes the rim for a polygon whose points change from
-// step to step, and a cylinder standing on a box floor never came to rest
-// (0.05 m/s after 3 s). Points within `dedup` of one already in c->buf
-// (the other box's corners, from the other direction) are left out. At
-// most max contacts. Returns the new count in c->buf.
-static int solid_box(TsrCollider *c, const CollideCtx *x, dGeomID g, int shape, dGeomID f, int fshape, int g_first,
-                     int n, int max, double dedup) {
-  const int own = dGeomGetClass(g) == dCylinderClass;
-  if (!own && (!(c->extra[shape] > 0.0) || n >= max)) return n;
-  const dReal *o = dGeomGetPosition(g);
-  TsrVec3 ctr = tsr_v3(o[0], o[1], o[2]), dir;
-  const dReal *fo = dGeomGetPosition(f);
-  TsrVec3 hint = tsr_v3_sub(ctr, tsr_v3(fo[0], fo[1], fo[2]));
-  if (!(box_distance(f, ctr, hint, &dir) > 0.0)) return n;  // the centre inside f: ODE's
-  TsrVec3 ax[3], p[8];
-  int np = solid_points(g, dir, ax, p), m = 0, touching = 0;
-  dContactGeom pts[8];
-  for (int k = 0; k < np; k++) {
-    TsrVec3 nk;
-    double sd = box_distance(f, p[k], dir, &nk);
-    if (sd <= 0.0) {
-      if (!own && n > 0) continue;  // overlapping: ODE's (unless it found none: touching to the last bit)
-      touching += own;
-    } else if (!(sd < point_reach(c, x, shape, ax, fshape, nk, p[k]))) {
-      continue;
-    }
-    set_contact(&pts[m++], p[k], nk, -sd, g, f, g_first);
-  }
-  sort_deepest_first(pts, m);
-  if (touching) n = 0;  // a cylinder's own points instead of ODE's
-  for (int k = 0; k < m && n < max; k++) {
-    int near = 0;
-    for (int j = 0; j < n && !near; j++) {
-      TsrVec3 q = tsr_v3(c->buf[j].pos[0], c->buf[j].pos[1], c->buf[j].pos[2]);
-      near = tsr_v3_norm(tsr_v3_sub(q, tsr_v3(pts[k].pos[0], pts[k].pos[1], pts[k].pos[2]))) < dedup;
-    }
-    if (!near) c->buf[n++] = pts[k];
-  }
-  return n;
-}
-
 // The contacts of shapes s0 < s1 (geoms o1, o2), pushed to cs. With
 // spec_only, their boxes do not overlap (spec_callback) and only the
-// speculative contacts of solid_box are made.
+// speculative contacts of tsr_solid_box are made.
 static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2, int spec_only) {
   TsrContacts *cs = x->cs;
   TsrCollider *c = cs->collider;
   const TsrModel *m = x->m;
+  const TsrSolidCtx sx = {m, x->b, c->extra};
   int t0 = dGeomGetClass(o1), t1 = dGeomGetClass(o2);
   int n;
   if (spec_only || (t0 == dCapsuleClass && t1 == dBoxClass) || (t1 == dCapsuleClass && t0 == dBoxClass))
     n = 0;  // end_caps does a capsule-box pair itself
   else if ((t0 == dBoxClass || t0 == dCylinderClass) && t1 == dPlaneClass)
-    n = solid_plane(c, x, o1, s0, o2, 1, c->max_per_pair);
+    n = tsr_solid_plane(&sx, o1, s0, o2, 1, c->max_per_pair, c->buf);
   else if ((t1 == dBoxClass || t1 == dCylinderClass) && t0 == dPlaneClass)
-    n = solid_plane(c, x, o2, s1, o1, 0, c->max_per_pair);
+    n = tsr_solid_plane(&sx, o2, s1, o1, 0, c->max_per_pair, c->buf);
   else
     n = dCollide(o1, o2, c->max_per_pair, c->buf, sizeof *c->buf);
   // Speculative contacts of boxes and cylinders with boxes, in both
@@ -938,9 +732,9 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2, 
   const int fixed0 = m->bodies[m->shapes[s0].body].fixed, fixed1 = m->bodies[m->shapes[s1].body].fixed;
   const double dedup = 0.1 * fmin(cs->shape_size[s0], cs->shape_size[s1]);
   if (t1 == dBoxClass && !fixed0 && (t0 == dBoxClass || t0 == dCylinderClass))
-    n = solid_box(c, x, o1, s0, o2, s1, 1, n, c->max_per_pair, dedup);
+    n = tsr_solid_box(&sx, o1, s0, o2, s1, 1, c->buf, n, c->max_per_pair, dedup);
   if (t0 == dBoxClass && !fixed1 && (t1 == dBoxClass || t1 == dCylinderClass))
-    n = solid_box(c, x, o2, s1, o1, s0, 0, n, c->max_per_pair, dedup);
+    n = tsr_solid_box(&sx, o2, s1, o1, s0, 0, c->buf, n, c->max_per_pair, dedup);
   if (t0 == dCapsuleClass && (t1 == dBoxClass || t1 == dCylinderClass))
     n = end_caps(c, o1, 1, o2, n, c->max_per_pair);
   else if (t1 == dCapsuleClass && (t0 == dBoxClass || t0 == dCylinderClass))
@@ -959,7 +753,7 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2, 
     k.normal = tsr_v3_normalize(tsr_v3(g->normal[0], g->normal[1], g->normal[2]));
     if (g->g1 != o1) k.normal = tsr_v3_neg(k.normal);  // ODE swapped the pair
     // The sweep inflation of a sphere or capsule comes off the depth (a box
-    // or cylinder is not inflated: see solid_plane).
+    // or cylinder is not inflated: see solid.h).
     k.depth = g->depth - cs->margin - inflation(m, c, s0) - inflation(m, c, s1);
     TsrVec3 p0, p1;
     int r0 = round_surface_point(m, o1, s0, 1.0, k.point, k.normal, &p0);
@@ -1044,8 +838,8 @@ static int cmp_contact(const void *pa, const void *pb) {
 // a step, three times the 5 mm margin. Spheres and capsules are inflated
 // by it (a radius: exact, so the depth only has the inflation taken off
 // again); boxes and cylinders, whose inflation is not exact at edges, get
-// it against planes only, from their true corners and rims (solid_plane),
-// and keep the fixed margin against other shapes. Capped at
+// it against planes and boxes only, from their true corners and rims
+// (solid.h), and keep the fixed margin against other shapes. Capped at
 // rho, so a body flung by a bad solve does not collect contacts with half
 // the scene (chain_drop's links need ~2-3 cm, rho = 5 cm).
 static double sweep_margin(const TsrModel *m, const TsrBodies *b, int k) {
@@ -1176,7 +970,7 @@ int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
       c->extra[k] = e;
       // Spheres and capsules grow (exact: still a sphere or capsule);
       // boxes and cylinders keep their geom, and their reach is used
-      // against planes only (solid_plane).
+      // against planes and boxes only (solid.h).
       double r = s->params[0] + 0.5 * c->margin + e;
       if (s->type == TSR_SHAPE_SPHERE)
         dGeomSphereSetRadius(c->geoms[k], r);
