@@ -56,9 +56,10 @@ struct TsrCollider {
   int64_t *excluded;  // sorted body-pair keys (b0 * n + b1, b0 < b1) that do not collide
   int n_bodies;
   int ode_ready;
-  dGeomID end_sphere;     // capsule end caps and core point (see end_caps)
-  dContactGeom *cap_buf;  // [max_per_pair + 8]: end-cap points and ODE's
-  double *extra;          // [n_shapes] speculative inflation of this step (see sweep_margin)
+  dGeomID end_sphere;                 // capsule end caps and core point (see end_caps)
+  dGeomID grow_sphere, grow_capsule;  // grown copies of a sphere or capsule (collide_pair)
+  dContactGeom *cap_buf;              // [max_per_pair + 8]: end-cap points and ODE's
+  double *extra;                      // [n_shapes] speculative inflation of this step (see sweep_margin)
   double margin;
   // Joints between two bodies that do not collide, for drop_joint_duplicates:
   // the anchor in each body's frame, and per body the joints it is in (CSR).
@@ -73,7 +74,7 @@ struct TsrCollider {
   unsigned char *dropped;
 };
 
-enum { CAT_FIXED = 1, CAT_MOVING = 2 };
+enum { CAT_FIXED = 1, CAT_MOVING = 2, CAT_ROUND = 4 };  // CAT_ROUND: spheres and capsules in spec_space
 
 static const char *const shape_names[] = {"sphere", "box", "capsule", "cylinder", "plane"};
 
@@ -320,21 +321,16 @@ static int links_init(TsrCollider *c, const TsrModel *m) {
 }
 
 // The speculative broad phase (spec_callback): a sphere proxy for each
-// moving box and cylinder, a copy of each fixed box, in a space of their
-// own; only when the model has pairs for tsr_solid_box. Returns 0, or -1 out
-// of memory.
+// moving box and cylinder and for each sphere and capsule, a copy of each
+// fixed box, in a space of their own; only when the model has a moving box
+// or cylinder. Returns 0, or -1 out of memory.
 static int spec_space_create(TsrCollider *c, const TsrModel *m) {
-  int fixed_boxes = 0, moving_boxes = 0, moving_solids = 0;
+  int moving_solids = 0;
   for (int k = 0; k < m->n_shapes; k++) {
     TsrShapeType t = m->shapes[k].type;
-    if (m->bodies[m->shapes[k].body].fixed) {
-      fixed_boxes += t == TSR_SHAPE_BOX;
-    } else {
-      moving_boxes += t == TSR_SHAPE_BOX;
-      moving_solids += t == TSR_SHAPE_BOX || t == TSR_SHAPE_CYLINDER;
-    }
+    moving_solids += !m->bodies[m->shapes[k].body].fixed && (t == TSR_SHAPE_BOX || t == TSR_SHAPE_CYLINDER);
   }
-  if (!(fixed_boxes && moving_solids) && !(moving_boxes && moving_solids > 1)) return 0;
+  if (!moving_solids || m->n_shapes < 2) return 0;
   c->spec = calloc((size_t)m->n_shapes, sizeof *c->spec);
   c->spec_radius = calloc((size_t)m->n_shapes, sizeof *c->spec_radius);
   c->spec_space = dSweepAndPruneSpaceCreate(0, c->sap_axes);
@@ -345,23 +341,33 @@ static int spec_space_create(TsrCollider *c, const TsrModel *m) {
     const TsrBodyDef *bd = &m->bodies[s->body];
     const double *p = s->params;
     dGeomID g = 0;
-    if (bd->fixed && s->type == TSR_SHAPE_BOX) {
+    unsigned long cat, col;
+    if (s->type == TSR_SHAPE_SPHERE || s->type == TSR_SHAPE_CAPSULE) {  // against moving solids only
+      c->spec_radius[k] = p[0] + 0.5 * mg + (s->type == TSR_SHAPE_CAPSULE ? 0.5 * p[1] : 0.0);
+      g = dCreateSphere(c->spec_space, c->spec_radius[k]);
+      if (g)
+        dGeomSetPosition(g, dGeomGetPosition(c->geoms[k])[0], dGeomGetPosition(c->geoms[k])[1],
+                         dGeomGetPosition(c->geoms[k])[2]);
+      cat = CAT_ROUND, col = CAT_MOVING;
+    } else if (bd->fixed && s->type == TSR_SHAPE_BOX) {
       g = dCreateBox(c->spec_space, p[0] + mg, p[1] + mg, p[2] + mg);
       if (g) place(g, s, bd->position, bd->orientation);
+      cat = CAT_FIXED, col = CAT_MOVING;
     } else if (!bd->fixed && (s->type == TSR_SHAPE_BOX || s->type == TSR_SHAPE_CYLINDER)) {
       c->spec_radius[k] =
           s->type == TSR_SHAPE_BOX
               ? 0.5 * sqrt((p[0] + mg) * (p[0] + mg) + (p[1] + mg) * (p[1] + mg) + (p[2] + mg) * (p[2] + mg))
               : hypot(p[0] + 0.5 * mg, 0.5 * (p[1] + mg));
       g = dCreateSphere(c->spec_space, c->spec_radius[k]);
+      cat = CAT_MOVING, col = CAT_FIXED | CAT_MOVING | CAT_ROUND;
     } else {
       continue;
     }
     if (!g) return -1;
     c->spec[k] = g;
     dGeomSetData(g, (void *)(intptr_t)k);
-    dGeomSetCategoryBits(g, bd->fixed ? CAT_FIXED : CAT_MOVING);
-    dGeomSetCollideBits(g, bd->fixed ? CAT_MOVING : (CAT_FIXED | CAT_MOVING));
+    dGeomSetCategoryBits(g, cat);
+    dGeomSetCollideBits(g, col);
   }
   return 0;
 }
@@ -397,6 +403,9 @@ int tsr_contact_collider_create(TsrCollider **out, const TsrModel *m, char *err,
   c->extra = calloc((size_t)m->n_shapes + 1, sizeof *c->extra);
   if (!c->buf || !c->cap_buf || !c->geoms || !c->extra) goto oom;
   c->end_sphere = dCreateSphere(0, 1.0);
+  c->grow_sphere = dCreateSphere(0, 1.0);
+  c->grow_capsule = dCreateCapsule(0, 1.0, 1.0);
+  if (!c->end_sphere || !c->grow_sphere || !c->grow_capsule) goto oom;
   // Sweep and prune on all three axes. ODE 0.16's hash space missed
   // overlapping pairs: two spheres (r 0.35 and 0.10 m) 8 cm deep into each
   // other were never reported at any cell levels (large_rock_pile: a 10 kg
@@ -435,6 +444,8 @@ void tsr_contact_collider_free(TsrCollider **pc) {
   if (c->spec_space) dSpaceDestroy(c->spec_space);  // and the proxies and copies in it
   free(c->spec), free(c->spec_radius), free(c->seen);
   if (c->end_sphere) dGeomDestroy(c->end_sphere);
+  if (c->grow_sphere) dGeomDestroy(c->grow_sphere);
+  if (c->grow_capsule) dGeomDestroy(c->grow_capsule);
   if (c->ode_ready) dCloseODE();
   free(c->geoms);
   free(c->extra);
@@ -602,11 +613,64 @@ static int merge_caps(TsrCollider *c, const dContactGeom *caps, int m, int n, do
   return out;
 }
 
+// A capsule longer than the box face it lies across touches it along the
+// part of its segment over the face, not at its end caps: ends[] (the
+// segment's ends, along its axis from its centre) are clipped to the
+// face's extent, so that end_caps collides the ends of that part (a plank
+// lying across two logs had one contact per log, at its core point, and
+// tipped 1 cm into them). The face is the box's face most nearly facing
+// along n, the core contact's normal; ends are left as they are when the
+// segment does not lie along the face (within ~11 degrees: a chain link
+// draped over a plank's edge keeps its caps and core point; clipped too,
+// chain_drop's MLCP error reached 1.3e-8 N s at one step, above the 1e-8
+// its scene test allows), does not cross the face's edges, or misses the
+// face.
+static void clip_to_face(dGeomID cap, dGeomID box, const dReal n[3], double ends[2]) {
+  dReal r, len;
+  dGeomCapsuleGetParams(cap, &r, &len);
+  const dReal *p = dGeomGetPosition(cap), *R = dGeomGetRotation(cap);
+  const dReal *bc = dGeomGetPosition(box), *bR = dGeomGetRotation(box);
+  dVector3 side;
+  dGeomBoxGetLengths(box, side);
+  double a[3], d[3], nl[3];  // box frame: the segment's centre, its axis, the normal
+  for (int j = 0; j < 3; j++) {
+    a[j] = d[j] = nl[j] = 0.0;
+    for (int i = 0; i < 3; i++) {
+      a[j] += bR[4 * i + j] * (p[i] - bc[i]);
+      d[j] += bR[4 * i + j] * R[4 * i + 2];
+      nl[j] += bR[4 * i + j] * n[i];
+    }
+  }
+  int face = 0;
+  for (int j = 1; j < 3; j++)
+    if (fabs(nl[j]) > fabs(nl[face])) face = j;
+  if (fabs(d[face]) > 0.2) return;  // not lying on the face (within ~11 degrees): a link over an edge
+  double lo = ends[0], hi = ends[1];
+  for (int j = 0; j < 3; j++) {
+    if (j == face) continue;
+    double h = 0.5 * side[j];
+    if (fabs(d[j]) < 1e-12) {
+      if (fabs(a[j]) > h) return;  // beside the face: leave the ends
+      continue;
+    }
+    double s0 = (-h - a[j]) / d[j], s1 = (h - a[j]) / d[j];
+    if (s0 > s1) {
+      double t = s0;
+      s0 = s1;
+      s1 = t;
+    }
+    lo = fmax(lo, s0), hi = fmin(hi, s1);
+  }
+  if (!(lo < hi)) return;
+  ends[0] = lo, ends[1] = hi;
+}
+
 static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, int n, int max) {
   dReal r, len;
   dGeomCapsuleGetParams(cap, &r, &len);
   const double r0 = true_radius(c, cap);
   const dReal *p = dGeomGetPosition(cap), *R = dGeomGetRotation(cap);
+  double ends[2] = {-0.5 * len, 0.5 * len};  // along the axis from the centre
   if (dGeomGetClass(other) == dBoxClass) {
     dContactGeom g;
     n = capsule_box_core(c, cap, other, &g);
@@ -615,13 +679,14 @@ static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, i
       if (!cap_first) {  // as if from dCollide(other, cap): the normal pushes `other`
         for (int k = 0; k < 3; k++) c->buf[0].normal[k] = -g.normal[k];
       }
+      clip_to_face(cap, other, g.normal, ends);
     }
   }
   dGeomSphereSetRadius(c->end_sphere, r);
   int m = 0;
   dContactGeom caps[8];
   for (int e = 0; e < 2 && m < 8; e++) {
-    double s = (e ? 0.5 : -0.5) * len;
+    double s = ends[e];
     dGeomSetPosition(c->end_sphere, p[0] + s * R[2], p[1] + s * R[6], p[2] + s * R[10]);
     dContactGeom g;
     int k =
@@ -707,17 +772,88 @@ static double inflation(const TsrModel *m, const TsrCollider *c, int shape) {
   return t == TSR_SHAPE_SPHERE || t == TSR_SHAPE_CAPSULE ? c->extra[shape] : 0.0;
 }
 
-// The contacts of shapes s0 < s1 (geoms o1, o2), pushed to cs. With
-// spec_only, their boxes do not overlap (spec_callback) and only the
-// speculative contacts of tsr_solid_box are made.
-static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2, int spec_only) {
+// Sets a sphere's or capsule's inflation beyond the margin (c->extra) and
+// its geom's radius with it.
+static void set_inflation(TsrCollider *c, const TsrModel *m, int k, double e) {
+  const TsrShapeDef *s = &m->shapes[k];
+  c->extra[k] = e;
+  double r = s->params[0] + 0.5 * c->margin + e;
+  if (s->type == TSR_SHAPE_SPHERE)
+    dGeomSphereSetRadius(c->geoms[k], r);
+  else if (s->type == TSR_SHAPE_CAPSULE)
+    dGeomCapsuleSetParams(c->geoms[k], r, s->params[1]);
+}
+
+// How far a moving box or cylinder's surface can move in this step (the
+// distance a sphere or capsule meeting it is grown by, collide_pair): its
+// sweep margin, but for a cylinder without its spin about its own axis,
+// which moves no point of its surface off the surface (a plate spinning at
+// 7 rad/s, r = 0.45 m, would otherwise reach 5 cm out to every cable link
+// above it: cable_spinner's cables got tangled in contacts with it).
+static double solid_reach(const TsrCollider *c, const CollideCtx *x, int shape, dGeomID g) {
+  const TsrModel *m = x->m;
+  if (m->shapes[shape].type != TSR_SHAPE_CYLINDER || !(c->extra[shape] > 0.0)) return c->extra[shape];
+  const TsrShapeDef *s = &m->shapes[shape];
+  const int body = s->body;
+  const dReal *R = dGeomGetRotation(g), *o = dGeomGetPosition(g);
+  TsrVec3 a = tsr_v3(R[2], R[6], R[10]), w = x->b->w[body];
+  // the centre moves with the whole w (a compound's wheel orbits its origin)
+  TsrVec3 vc = tsr_v3_add(x->b->v[body], tsr_v3_cross(w, tsr_v3_sub(tsr_v3(o[0], o[1], o[2]), x->b->x[body])));
+  w = tsr_v3_madd(w, a, -tsr_v3_dot(w, a));
+  double h = m->settings.step;
+  double e = h * (tsr_v3_norm(vc) + tsr_v3_norm(m->settings.gravity) * h +
+                  tsr_v3_norm(w) * hypot(s->params[0], 0.5 * s->params[1]));
+  return fmin(e, c->extra[shape]);
+}
+
+// The contacts of shapes s0 < s1 (geoms o1, o2), pushed to cs.
+static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) {
   TsrContacts *cs = x->cs;
   TsrCollider *c = cs->collider;
   const TsrModel *m = x->m;
   const TsrSolidCtx sx = {m, x->b, c->extra};
   int t0 = dGeomGetClass(o1), t1 = dGeomGetClass(o2);
+  // A sphere or capsule against a moving box or cylinder is grown, for this
+  // pair, by the solid's sweep margin as well as its own: a round shape
+  // grown by a ball is still that shape, so the speculative contacts are
+  // exact, and the solid's motion is covered (a box falling on a log had
+  // none and went up to a step's travel into it). Its entry in c->extra
+  // grows with it (depth, true_radius) until the end of the pair.
+  const int round0 = t0 == dSphereClass || t0 == dCapsuleClass, round1 = t1 == dSphereClass || t1 == dCapsuleClass;
+  const int solid0 = t0 == dBoxClass || t0 == dCylinderClass, solid1 = t1 == dBoxClass || t1 == dCylinderClass;
+  int grown = round0 && solid1 ? s0 : round1 && solid0 ? s1 : -1;
+  double kept = 0.0;
+  if (grown >= 0) {
+    kept = c->extra[grown];
+    double boost = solid_reach(c, x, grown == s0 ? s1 : s0, grown == s0 ? o2 : o1);
+    if (boost > 0.0) {
+      // The geoms are in the space being collided, which ODE locks: the
+      // grown shape is a copy, outside any space.
+      dGeomID real = grown == s0 ? o1 : o2;
+      dGeomID copy = t0 == dSphereClass && grown == s0   ? c->grow_sphere
+                     : t1 == dSphereClass && grown == s1 ? c->grow_sphere
+                                                         : c->grow_capsule;
+      const TsrShapeDef *sd = &m->shapes[grown];
+      c->extra[grown] = kept + boost;
+      double r = sd->params[0] + 0.5 * c->margin + c->extra[grown];
+      if (copy == c->grow_sphere)
+        dGeomSphereSetRadius(copy, r);
+      else
+        dGeomCapsuleSetParams(copy, r, sd->params[1]);
+      const dReal *pos = dGeomGetPosition(real);
+      dGeomSetPosition(copy, pos[0], pos[1], pos[2]);
+      dGeomSetRotation(copy, dGeomGetRotation(real));
+      dGeomSetData(copy, (void *)(intptr_t)grown);
+      if (grown == s0)
+        o1 = copy;
+      else
+        o2 = copy;
+    } else {
+      grown = -1;
+    }
+  }
   int n;
-  if (spec_only || (t0 == dCapsuleClass && t1 == dBoxClass) || (t1 == dCapsuleClass && t0 == dBoxClass))
+  if ((t0 == dCapsuleClass && t1 == dBoxClass) || (t1 == dCapsuleClass && t0 == dBoxClass))
     n = 0;  // end_caps does a capsule-box pair itself
   else if ((t0 == dBoxClass || t0 == dCylinderClass) && t1 == dPlaneClass)
     n = tsr_solid_plane(&sx, o1, s0, o2, 1, c->max_per_pair, c->buf);
@@ -767,6 +903,7 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2, 
     k.match = -1;
     if (push_contact(cs, &k)) x->failed = 1;
   }
+  if (grown >= 0) c->extra[grown] = kept;
 }
 
 static void near_callback(void *data, dGeomID o1, dGeomID o2) {
@@ -794,15 +931,15 @@ static void near_callback(void *data, dGeomID o1, dGeomID o2) {
     }
     c->seen[c->n_seen++] = pair_key(s0, s1, c->n_geoms);
   }
-  collide_pair(x, s0, s1, o1, o2, 0);
+  collide_pair(x, s0, s1, o1, o2);
 }
 
-// Broad phase of the speculative contacts with boxes: the proxies (moving
-// boxes and cylinders, each a sphere around the shape grown by its reach)
-// against each other and copies of the fixed boxes, in a space of their
-// own. A pair the main broad phase gave (near_callback, which also makes
-// its speculative contacts, lists them) is left alone; the others get
-// only those.
+// Broad phase of the speculative contacts of moving boxes and cylinders,
+// whose geoms are not grown by their reach: their proxies (spheres around
+// them, grown by it) against each other, copies of the fixed boxes and
+// proxies of the spheres and capsules, in a space of their own. A pair the
+// main broad phase gave (near_callback lists them) is left alone; the
+// others are collided here, in full (collide_pair).
 static void spec_callback(void *data, dGeomID a, dGeomID b) {
   CollideCtx *x = data;
   TsrCollider *c = x->cs->collider;
@@ -815,7 +952,7 @@ static void spec_callback(void *data, dGeomID a, dGeomID b) {
   if (!may_meet(c, x->m, s0, s1)) return;
   int64_t key = pair_key(s0, s1, c->n_geoms);
   if (c->n_seen && bsearch(&key, c->seen, (size_t)c->n_seen, sizeof key, cmp_i64)) return;
-  collide_pair(x, s0, s1, c->geoms[s0], c->geoms[s1], 1);
+  collide_pair(x, s0, s1, c->geoms[s0], c->geoms[s1]);
 }
 
 // Orders contacts by shape pair, then ODE's order within the pair (kept in
@@ -967,15 +1104,13 @@ int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
     place(c->geoms[k], s, b->x[body], b->q[body]);
     double e = sweep_margin(m, b, k);
     if (e != c->extra[k]) {
-      c->extra[k] = e;
       // Spheres and capsules grow (exact: still a sphere or capsule);
       // boxes and cylinders keep their geom, and their reach is used
       // against planes and boxes only (solid.h).
-      double r = s->params[0] + 0.5 * c->margin + e;
-      if (s->type == TSR_SHAPE_SPHERE)
-        dGeomSphereSetRadius(c->geoms[k], r);
-      else if (s->type == TSR_SHAPE_CAPSULE)
-        dGeomCapsuleSetParams(c->geoms[k], r, s->params[1]);
+      if (s->type == TSR_SHAPE_SPHERE || s->type == TSR_SHAPE_CAPSULE)
+        set_inflation(c, m, k, e);
+      else
+        c->extra[k] = e;
     }
   }
   choose_sweep_axes(c);

@@ -43,15 +43,22 @@ static int solid_points(dGeomID g, TsrVec3 n, TsrVec3 ax[3], TsrVec3 p[8]) {
 // most the two shapes' sweep margins. A cylinder's spin about its own axis
 // (ax[2]) only moves points along its rims, never below a rim's lowest
 // point, so it is left out. 0 when the shape has no sweep margin.
-static double point_reach(const TsrSolidCtx *x, int shape, const TsrVec3 ax[3], int other, TsrVec3 n, TsrVec3 p) {
+static double point_reach(const TsrSolidCtx *x, int shape, dGeomID g, const TsrVec3 ax[3], int other, TsrVec3 n,
+                          TsrVec3 p) {
   double bound = x->extra[shape];
   if (!(bound > 0.0)) return 0.0;
   const TsrBodies *b = x->b;
   const int body = x->m->shapes[shape].body;
   const double h = x->m->settings.step;
-  TsrVec3 w = b->w[body];
-  if (x->m->shapes[shape].type == TSR_SHAPE_CYLINDER) w = tsr_v3_madd(w, ax[2], -tsr_v3_dot(w, ax[2]));
-  TsrVec3 vp = tsr_v3_add(b->v[body], tsr_v3_cross(w, tsr_v3_sub(p, b->x[body])));
+  TsrVec3 w = b->w[body], vp = tsr_v3_add(b->v[body], tsr_v3_cross(w, tsr_v3_sub(p, b->x[body])));
+  if (x->m->shapes[shape].type == TSR_SHAPE_CYLINDER) {
+    // p's velocity less the spin about the cylinder's own axis through its
+    // centre c (the centre itself moves with the whole w: a wheel that is
+    // part of a compound body orbits its origin).
+    const dReal *o = dGeomGetPosition(g);
+    TsrVec3 c = tsr_v3(o[0], o[1], o[2]), spin = tsr_v3_scale(ax[2], tsr_v3_dot(w, ax[2]));
+    vp = tsr_v3_sub(vp, tsr_v3_cross(spin, tsr_v3_sub(p, c)));
+  }
   if (other >= 0 && !b->fixed[x->m->shapes[other].body]) {
     int ob = x->m->shapes[other].body;
     vp = tsr_v3_sub(vp, tsr_v3_add(b->v[ob], tsr_v3_cross(b->w[ob], tsr_v3_sub(p, b->x[ob]))));
@@ -89,7 +96,7 @@ int tsr_solid_plane(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID plane, i
   int np = solid_points(g, n, ax, p), m = 0;
   dContactGeom pts[8];
   for (int k = 0; k < np; k++) {
-    double depth = pl[3] - tsr_v3_dot(n, p[k]), reach = point_reach(x, shape, ax, -1, n, p[k]);
+    double depth = pl[3] - tsr_v3_dot(n, p[k]), reach = point_reach(x, shape, g, ax, -1, n, p[k]);
     if (!(depth > -reach) || (reach == 0.0 && depth < 0.0)) continue;
     set_contact(&pts[m++], p[k], n, depth, g, plane, g_first);
   }
@@ -155,7 +162,7 @@ int tsr_solid_box(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fsh
     if (sd <= 0.0) {
       if (!own && n > 0) continue;  // overlapping: ODE's (unless it found none: touching to the last bit)
       touching += own;
-    } else if (!(sd < point_reach(x, shape, ax, fshape, nk, p[k]))) {
+    } else if (!(sd < point_reach(x, shape, g, ax, fshape, nk, p[k]))) {
       continue;
     }
     set_contact(&pts[m++], p[k], nk, -sd, g, f, g_first);
