@@ -507,27 +507,36 @@ static double box_signed_distance(const double L[3], const double p[3]) {
 // search finds its minimum; where it is flat (a segment parallel to a face)
 // the point snaps to an end, which end_caps then drops as a duplicate of
 // that end's cap. Returns 1 with the contact in *g (g1 = the sphere), or 0.
-static int capsule_box_core(TsrCollider *c, dGeomID cap, dGeomID box, dContactGeom *g) {
+// A capsule's segment in a box's frame: from a to a + d (d = length x
+// axis), its centre ctr and unit axis u, and the box's half sizes L.
+static void segment_in_box(dGeomID cap, dGeomID box, double a[3], double d[3], double ctr[3], double u[3],
+                           double L[3]) {
   dReal r, len;
   dGeomCapsuleGetParams(cap, &r, &len);
   const dReal *p = dGeomGetPosition(cap), *R = dGeomGetRotation(cap);
   const dReal *bc = dGeomGetPosition(box), *bR = dGeomGetRotation(box);
   dVector3 side;
   dGeomBoxGetLengths(box, side);
-  const double L[3] = {0.5 * side[0], 0.5 * side[1], 0.5 * side[2]};
-  double w0[3], dw[3], a[3], d[3];
-  for (int i = 0; i < 3; i++) {
-    dw[i] = len * R[4 * i + 2];
-    w0[i] = p[i] - 0.5 * dw[i];
-  }
   // Box frame: local_j = sum_i R_ij world_i (ODE's dMatrix3 is 3x4, row-major).
   for (int j = 0; j < 3; j++) {
-    a[j] = d[j] = 0.0;
+    L[j] = 0.5 * side[j];
+    a[j] = d[j] = ctr[j] = u[j] = 0.0;
     for (int i = 0; i < 3; i++) {
-      a[j] += bR[4 * i + j] * (w0[i] - bc[i]);
-      d[j] += bR[4 * i + j] * dw[i];
+      double dw = len * R[4 * i + 2];
+      a[j] += bR[4 * i + j] * (p[i] - 0.5 * dw - bc[i]);
+      d[j] += bR[4 * i + j] * dw;
+      ctr[j] += bR[4 * i + j] * (p[i] - bc[i]);
+      u[j] += bR[4 * i + j] * R[4 * i + 2];
     }
   }
+}
+
+static int capsule_box_core(TsrCollider *c, dGeomID cap, dGeomID box, dContactGeom *g) {
+  dReal r, len;
+  dGeomCapsuleGetParams(cap, &r, &len);
+  const dReal *p = dGeomGetPosition(cap), *R = dGeomGetRotation(cap);
+  double a[3], d[3], ctr[3], u[3], L[3];
+  segment_in_box(cap, box, a, d, ctr, u, L);
 #define SD_AT(t) (box_signed_distance(L, (double[3]){a[0] + (t)*d[0], a[1] + (t)*d[1], a[2] + (t)*d[2]}))
   const double phi = 0.6180339887498949;
   double lo = 0.0, hi = 1.0, t1 = hi - phi * (hi - lo), t2 = lo + phi * (hi - lo);
@@ -549,7 +558,12 @@ static int capsule_box_core(TsrCollider *c, dGeomID cap, dGeomID box, dContactGe
     t = 1.0;
 #undef SD_AT
   dGeomSphereSetRadius(c->end_sphere, r);
-  dGeomSetPosition(c->end_sphere, w0[0] + t * dw[0], w0[1] + t * dw[1], w0[2] + t * dw[2]);
+  double at[3];  // as segment_in_box's start + t (length x axis), in the world
+  for (int i = 0; i < 3; i++) {
+    double dw = len * R[4 * i + 2];
+    at[i] = (p[i] - 0.5 * dw) + t * dw;
+  }
+  dGeomSetPosition(c->end_sphere, at[0], at[1], at[2]);
   return dCollide(c->end_sphere, box, 1, g, sizeof *g) > 0;
 }
 
@@ -628,18 +642,13 @@ static int merge_caps(TsrCollider *c, const dContactGeom *caps, int m, int n, do
 static void clip_to_face(dGeomID cap, dGeomID box, const dReal n[3], double ends[2]) {
   dReal r, len;
   dGeomCapsuleGetParams(cap, &r, &len);
-  const dReal *p = dGeomGetPosition(cap), *R = dGeomGetRotation(cap);
-  const dReal *bc = dGeomGetPosition(box), *bR = dGeomGetRotation(box);
-  dVector3 side;
-  dGeomBoxGetLengths(box, side);
-  double a[3], d[3], nl[3];  // box frame: the segment's centre, its axis, the normal
+  if (!(len > 0.0)) return;
+  const dReal *bR = dGeomGetRotation(box);
+  double start[3], span[3], a[3], d[3], L[3], nl[3];  // box frame: the centre a, unit axis d, the normal
+  segment_in_box(cap, box, start, span, a, d, L);
   for (int j = 0; j < 3; j++) {
-    a[j] = d[j] = nl[j] = 0.0;
-    for (int i = 0; i < 3; i++) {
-      a[j] += bR[4 * i + j] * (p[i] - bc[i]);
-      d[j] += bR[4 * i + j] * R[4 * i + 2];
-      nl[j] += bR[4 * i + j] * n[i];
-    }
+    nl[j] = 0.0;
+    for (int i = 0; i < 3; i++) nl[j] += bR[4 * i + j] * n[i];
   }
   int face = 0;
   for (int j = 1; j < 3; j++)
@@ -648,7 +657,7 @@ static void clip_to_face(dGeomID cap, dGeomID box, const dReal n[3], double ends
   double lo = ends[0], hi = ends[1];
   for (int j = 0; j < 3; j++) {
     if (j == face) continue;
-    double h = 0.5 * side[j];
+    double h = L[j];
     if (fabs(d[j]) < 1e-12) {
       if (fabs(a[j]) > h) return;  // beside the face: leave the ends
       continue;
