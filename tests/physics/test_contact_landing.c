@@ -87,7 +87,7 @@ static void test_landings(void) {
 // (capsules) and a cube onto a ball. A sphere or capsule met by a moving
 // box is grown by the box's reach for that pair (collide.c), so the box is
 // met before it reaches them: it sinks at most 1 cm into them (before:
-// 12.5 cm into the logs, 11 cm into the ball) and ends resting on them,
+// 19.5 cm into the logs, 11 cm into the ball) and ends resting on them,
 // its bottom within 0.1 mm of the logs' tops and of the ball's top.
 static void test_box_on_round_shapes(void) {
   const char *yaml =
