@@ -823,7 +823,7 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
   const TsrSolidCtx sx = {m, x->b, c->extra};
   int t0 = dGeomGetClass(o1), t1 = dGeomGetClass(o2);
   // A sphere or capsule against a moving box or cylinder is grown, for this
-  // pair, by the solid's sweep margin as well as its own: a round shape
+  // pair, by the solid's reach (solid_reach) as well as its own: a round shape
   // grown by a ball is still that shape, so the speculative contacts are
   // exact, and the solid's motion is covered (a box falling on a log had
   // none and went up to a step's travel into it). Its entry in c->extra
