@@ -191,14 +191,9 @@ int tsr_load_model_for_cli(const TsrRunOptions *o, TsrModel *m) {
   if (o->steps >= 0) s->steps = o->steps;
   if (!isnan(o->duration)) {
     double steps;
-    int rc = tsr_model_steps_for(o->duration, s->step, &steps);
-    if (rc < 0) {
-      tsr_cli_error("--duration %g s with step %g s gives no step; need at least 1", o->duration, s->step);
-      goto fail;
-    }
-    if (rc > 0) {
-      tsr_cli_error("--duration %g s with step %g s gives %.3g steps; at most %ld", o->duration, s->step, steps,
-                    TSR_MAX_STEPS);
+    char why[160];
+    if (tsr_model_steps_for(o->duration, s->step, &steps, why, (int)sizeof why)) {
+      tsr_cli_error("--%s", why);
       goto fail;
     }
     s->duration = o->duration;

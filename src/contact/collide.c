@@ -343,21 +343,17 @@ static int spec_space_create(TsrCollider *c, const TsrModel *m) {
     dGeomID g = 0;
     unsigned long cat, col;
     if (s->type == TSR_SHAPE_SPHERE || s->type == TSR_SHAPE_CAPSULE) {  // against moving solids only
-      c->spec_radius[k] = p[0] + 0.5 * mg + (s->type == TSR_SHAPE_CAPSULE ? 0.5 * p[1] : 0.0);
+      c->spec_radius[k] = tsr_contact_bounding_radius(s, 0.5 * mg);
       g = dCreateSphere(c->spec_space, c->spec_radius[k]);
-      if (g)
-        dGeomSetPosition(g, dGeomGetPosition(c->geoms[k])[0], dGeomGetPosition(c->geoms[k])[1],
-                         dGeomGetPosition(c->geoms[k])[2]);
+      const dReal *o = dGeomGetPosition(c->geoms[k]);
+      if (g) dGeomSetPosition(g, o[0], o[1], o[2]);
       cat = CAT_ROUND, col = CAT_MOVING;
     } else if (bd->fixed && s->type == TSR_SHAPE_BOX) {
       g = dCreateBox(c->spec_space, p[0] + mg, p[1] + mg, p[2] + mg);
       if (g) place(g, s, bd->position, bd->orientation);
       cat = CAT_FIXED, col = CAT_MOVING;
     } else if (!bd->fixed && (s->type == TSR_SHAPE_BOX || s->type == TSR_SHAPE_CYLINDER)) {
-      c->spec_radius[k] =
-          s->type == TSR_SHAPE_BOX
-              ? 0.5 * sqrt((p[0] + mg) * (p[0] + mg) + (p[1] + mg) * (p[1] + mg) + (p[2] + mg) * (p[2] + mg))
-              : hypot(p[0] + 0.5 * mg, 0.5 * (p[1] + mg));
+      c->spec_radius[k] = tsr_contact_bounding_radius(s, 0.5 * mg);
       g = dCreateSphere(c->spec_space, c->spec_radius[k]);
       cat = CAT_MOVING, col = CAT_FIXED | CAT_MOVING | CAT_ROUND;
     } else {
@@ -492,21 +488,6 @@ static double box_signed_distance(const double L[3], const double p[3]) {
   return out2 > 0.0 ? sqrt(out2) : in;
 }
 
-// The capsule's core point against a box: the point of the capsule's segment
-// with the least signed distance to the box, collided as a sphere of the
-// capsule's radius. Outside the box this is ODE's own capsule-box contact
-// (closest points of segment and box, normal from the box to the segment).
-// Once the segment touches or enters the box, ODE 0.16's dCollideCapsuleBox
-// is degenerate: the closest points coincide up to rounding, and it returns
-// depth = radius with the normal of the rounding error (seen on chain_drop:
-// (0.970, 0, -0.243) and (1, 0, 0) at a plank's edge, pushing links into the
-// plank), or, for exactly coincident points, a box-box fallback. Here the
-// sphere's centre is then inside the box and ODE's sphere-box gives the
-// nearest face and the depth to it, which are well defined. The signed
-// distance to a convex set is convex along the segment, so a golden-section
-// search finds its minimum; where it is flat (a segment parallel to a face)
-// the point snaps to an end, which end_caps then drops as a duplicate of
-// that end's cap. Returns 1 with the contact in *g (g1 = the sphere), or 0.
 // A capsule's segment in a box's frame: from a to a + d (d = length x
 // axis), its centre ctr and unit axis u, and the box's half sizes L.
 static void segment_in_box(dGeomID cap, dGeomID box, double a[3], double d[3], double ctr[3], double u[3],
@@ -531,6 +512,21 @@ static void segment_in_box(dGeomID cap, dGeomID box, double a[3], double d[3], d
   }
 }
 
+// The capsule's core point against a box: the point of the capsule's segment
+// with the least signed distance to the box, collided as a sphere of the
+// capsule's radius. Outside the box this is ODE's own capsule-box contact
+// (closest points of segment and box, normal from the box to the segment).
+// Once the segment touches or enters the box, ODE 0.16's dCollideCapsuleBox
+// is degenerate: the closest points coincide up to rounding, and it returns
+// depth = radius with the normal of the rounding error (seen on chain_drop:
+// (0.970, 0, -0.243) and (1, 0, 0) at a plank's edge, pushing links into the
+// plank), or, for exactly coincident points, a box-box fallback. Here the
+// sphere's centre is then inside the box and ODE's sphere-box gives the
+// nearest face and the depth to it, which are well defined. The signed
+// distance to a convex set is convex along the segment, so a golden-section
+// search finds its minimum; where it is flat (a segment parallel to a face)
+// the point snaps to an end, which end_caps then drops as a duplicate of
+// that end's cap. Returns 1 with the contact in *g (g1 = the sphere), or 0.
 static int capsule_box_core(TsrCollider *c, dGeomID cap, dGeomID box, dContactGeom *g) {
   dReal r, len;
   dGeomCapsuleGetParams(cap, &r, &len);
@@ -781,38 +777,14 @@ static double inflation(const TsrModel *m, const TsrCollider *c, int shape) {
   return t == TSR_SHAPE_SPHERE || t == TSR_SHAPE_CAPSULE ? c->extra[shape] : 0.0;
 }
 
-// Sets a sphere's or capsule's inflation beyond the margin (c->extra) and
-// its geom's radius with it.
-static void set_inflation(TsrCollider *c, const TsrModel *m, int k, double e) {
-  const TsrShapeDef *s = &m->shapes[k];
-  c->extra[k] = e;
-  double r = s->params[0] + 0.5 * c->margin + e;
+// Gives geom g (shape s, a sphere or capsule) the radius of s grown by the
+// margin's half and by e.
+static void size_round(dGeomID g, const TsrShapeDef *s, double margin, double e) {
+  double r = s->params[0] + 0.5 * margin + e;
   if (s->type == TSR_SHAPE_SPHERE)
-    dGeomSphereSetRadius(c->geoms[k], r);
-  else if (s->type == TSR_SHAPE_CAPSULE)
-    dGeomCapsuleSetParams(c->geoms[k], r, s->params[1]);
-}
-
-// How far a moving box or cylinder's surface can move in this step (the
-// distance a sphere or capsule meeting it is grown by, collide_pair): its
-// sweep margin, but for a cylinder without its spin about its own axis,
-// which moves no point of its surface off the surface (a plate spinning at
-// 7 rad/s, r = 0.45 m, would otherwise reach 5 cm out to every cable link
-// above it: cable_spinner's cables got tangled in contacts with it).
-static double solid_reach(const TsrCollider *c, const CollideCtx *x, int shape, dGeomID g) {
-  const TsrModel *m = x->m;
-  if (m->shapes[shape].type != TSR_SHAPE_CYLINDER || !(c->extra[shape] > 0.0)) return c->extra[shape];
-  const TsrShapeDef *s = &m->shapes[shape];
-  const int body = s->body;
-  const dReal *R = dGeomGetRotation(g), *o = dGeomGetPosition(g);
-  TsrVec3 a = tsr_v3(R[2], R[6], R[10]), w = x->b->w[body];
-  // the centre moves with the whole w (a compound's wheel orbits its origin)
-  TsrVec3 vc = tsr_v3_add(x->b->v[body], tsr_v3_cross(w, tsr_v3_sub(tsr_v3(o[0], o[1], o[2]), x->b->x[body])));
-  w = tsr_v3_madd(w, a, -tsr_v3_dot(w, a));
-  double h = m->settings.step;
-  double e = h * (tsr_v3_norm(vc) + tsr_v3_norm(m->settings.gravity) * h +
-                  tsr_v3_norm(w) * hypot(s->params[0], 0.5 * s->params[1]));
-  return fmin(e, c->extra[shape]);
+    dGeomSphereSetRadius(g, r);
+  else
+    dGeomCapsuleSetParams(g, r, s->params[1]);
 }
 
 // The contacts of shapes s0 < s1 (geoms o1, o2), pushed to cs.
@@ -834,21 +806,14 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
   double kept = 0.0;
   if (grown >= 0) {
     kept = c->extra[grown];
-    double boost = solid_reach(c, x, grown == s0 ? s1 : s0, grown == s0 ? o2 : o1);
+    double boost = tsr_solid_reach(&sx, grown == s0 ? s1 : s0, grown == s0 ? o2 : o1);
     if (boost > 0.0) {
       // The geoms are in the space being collided, which ODE locks: the
       // grown shape is a copy, outside any space.
-      dGeomID real = grown == s0 ? o1 : o2;
-      dGeomID copy = t0 == dSphereClass && grown == s0   ? c->grow_sphere
-                     : t1 == dSphereClass && grown == s1 ? c->grow_sphere
-                                                         : c->grow_capsule;
       const TsrShapeDef *sd = &m->shapes[grown];
+      dGeomID real = grown == s0 ? o1 : o2, copy = sd->type == TSR_SHAPE_SPHERE ? c->grow_sphere : c->grow_capsule;
       c->extra[grown] = kept + boost;
-      double r = sd->params[0] + 0.5 * c->margin + c->extra[grown];
-      if (copy == c->grow_sphere)
-        dGeomSphereSetRadius(copy, r);
-      else
-        dGeomCapsuleSetParams(copy, r, sd->params[1]);
+      size_round(copy, sd, c->margin, c->extra[grown]);
       const dReal *pos = dGeomGetPosition(real);
       dGeomSetPosition(copy, pos[0], pos[1], pos[2]);
       dGeomSetRotation(copy, dGeomGetRotation(real));
@@ -864,9 +829,9 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
   int n;
   if ((t0 == dCapsuleClass && t1 == dBoxClass) || (t1 == dCapsuleClass && t0 == dBoxClass))
     n = 0;  // end_caps does a capsule-box pair itself
-  else if ((t0 == dBoxClass || t0 == dCylinderClass) && t1 == dPlaneClass)
+  else if (solid0 && t1 == dPlaneClass)
     n = tsr_solid_plane(&sx, o1, s0, o2, 1, c->max_per_pair, c->buf);
-  else if ((t1 == dBoxClass || t1 == dCylinderClass) && t0 == dPlaneClass)
+  else if (solid1 && t0 == dPlaneClass)
     n = tsr_solid_plane(&sx, o2, s1, o1, 0, c->max_per_pair, c->buf);
   else
     n = dCollide(o1, o2, c->max_per_pair, c->buf, sizeof *c->buf);
@@ -876,13 +841,13 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
   // the smaller shape: the corners of two stacked boxes coincide).
   const int fixed0 = m->bodies[m->shapes[s0].body].fixed, fixed1 = m->bodies[m->shapes[s1].body].fixed;
   const double dedup = 0.1 * fmin(cs->shape_size[s0], cs->shape_size[s1]);
-  if (t1 == dBoxClass && !fixed0 && (t0 == dBoxClass || t0 == dCylinderClass))
+  if (t1 == dBoxClass && !fixed0 && solid0)
     n = tsr_solid_box(&sx, o1, s0, o2, s1, 1, c->buf, n, c->max_per_pair, dedup);
-  if (t0 == dBoxClass && !fixed1 && (t1 == dBoxClass || t1 == dCylinderClass))
+  if (t0 == dBoxClass && !fixed1 && solid1)
     n = tsr_solid_box(&sx, o2, s1, o1, s0, 0, c->buf, n, c->max_per_pair, dedup);
-  if (t0 == dCapsuleClass && (t1 == dBoxClass || t1 == dCylinderClass))
+  if (t0 == dCapsuleClass && solid1)
     n = end_caps(c, o1, 1, o2, n, c->max_per_pair);
-  else if (t1 == dCapsuleClass && (t0 == dBoxClass || t0 == dCylinderClass))
+  else if (t1 == dCapsuleClass && solid0)
     n = end_caps(c, o2, 0, o1, n, c->max_per_pair);
   else if (t0 == dCapsuleClass && t1 == dCapsuleClass)
     n = capsule_pair(c, o1, o2, n, c->max_per_pair);
@@ -992,25 +957,7 @@ static double sweep_margin(const TsrModel *m, const TsrBodies *b, int k) {
   const TsrShapeDef *s = &m->shapes[k];
   int body = s->body;
   if (b->fixed[body] || s->type == TSR_SHAPE_PLANE) return 0.0;
-  double h = m->settings.step, reach = 0.0;  // the shape's farthest point from its own centre
-  const double *p = s->params;
-  switch (s->type) {
-    case TSR_SHAPE_SPHERE:
-      reach = p[0];
-      break;
-    case TSR_SHAPE_CAPSULE:
-      reach = p[0] + 0.5 * p[1];
-      break;
-    case TSR_SHAPE_BOX:
-      reach = 0.5 * sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
-      break;
-    case TSR_SHAPE_CYLINDER:
-      reach = sqrt(p[0] * p[0] + 0.25 * p[1] * p[1]);
-      break;
-    case TSR_SHAPE_PLANE:
-      break;
-  }
-  double rho = tsr_v3_norm(s->position) + reach;
+  double h = m->settings.step, rho = tsr_v3_norm(s->position) + tsr_contact_bounding_radius(s, 0.0);
   double e = h * (tsr_v3_norm(b->v[body]) + tsr_v3_norm(m->settings.gravity) * h + tsr_v3_norm(b->w[body]) * rho);
   return fmin(e, rho);  // at most the shape's own reach: bounds the contacts a wild body makes
 }
@@ -1116,10 +1063,8 @@ int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
       // Spheres and capsules grow (exact: still a sphere or capsule);
       // boxes and cylinders keep their geom, and their reach is used
       // against planes and boxes only (solid.h).
-      if (s->type == TSR_SHAPE_SPHERE || s->type == TSR_SHAPE_CAPSULE)
-        set_inflation(c, m, k, e);
-      else
-        c->extra[k] = e;
+      c->extra[k] = e;
+      if (s->type == TSR_SHAPE_SPHERE || s->type == TSR_SHAPE_CAPSULE) size_round(c->geoms[k], s, c->margin, e);
     }
   }
   choose_sweep_axes(c);

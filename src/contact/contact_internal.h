@@ -3,6 +3,8 @@
 #ifndef TSR_CONTACT_INTERNAL_H
 #define TSR_CONTACT_INTERNAL_H
 
+#include <math.h>
+
 #include "contact/contact.h"
 
 // collide.c
@@ -13,6 +15,34 @@ int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b);
 
 // match.c: sets c[i].match against cs->prev.
 int tsr_contact_match(TsrContacts *cs);
+
+// Velocity of body k's material point at r from its centre of mass, from
+// its state (b->v, b->w); zero for fixed bodies.
+static inline TsrVec3 tsr_contact_state_velocity(const TsrBodies *b, int k, TsrVec3 r) {
+  if (b->fixed[k]) return tsr_v3(0, 0, 0);
+  return tsr_v3_add(b->v[k], tsr_v3_cross(b->w[k], r));
+}
+
+// Distance from a shape's centre to its farthest point, for the shape grown
+// by `grow` on every side (sphere and capsule radius, box half sizes,
+// cylinder radius and half length); 0 for a plane.
+static inline double tsr_contact_bounding_radius(const TsrShapeDef *s, double grow) {
+  const double *p = s->params;
+  switch (s->type) {
+    case TSR_SHAPE_SPHERE:
+      return p[0] + grow;
+    case TSR_SHAPE_CAPSULE:
+      return (p[0] + grow) + 0.5 * p[1];
+    case TSR_SHAPE_BOX:
+      return 0.5 * sqrt((p[0] + 2 * grow) * (p[0] + 2 * grow) + (p[1] + 2 * grow) * (p[1] + 2 * grow) +
+                        (p[2] + 2 * grow) * (p[2] + 2 * grow));
+    case TSR_SHAPE_CYLINDER:
+      return sqrt((p[0] + grow) * (p[0] + grow) + 0.25 * (p[1] + 2 * grow) * (p[1] + 2 * grow));
+    case TSR_SHAPE_PLANE:
+      return 0.0;
+  }
+  return 0.0;
+}
 
 // Velocity of body k's material point at world point p ([6] linear, angular
 // of v; zero for fixed bodies).

@@ -96,11 +96,6 @@ int tsr_contact_materials(TsrContacts *cs, const TsrModel *m) {
   return 0;
 }
 
-static TsrVec3 state_velocity(const TsrBodies *b, int k, TsrVec3 r) {
-  if (b->fixed[k]) return tsr_v3(0, 0, 0);
-  return tsr_v3_add(b->v[k], tsr_v3_cross(b->w[k], r));
-}
-
 static TsrVec3 array_velocity(const TsrBodies *b, const double *v6, int k, TsrVec3 r) {
   if (b->fixed[k]) return tsr_v3(0, 0, 0);
   const double *v = &v6[6 * k];
@@ -172,7 +167,7 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
     // Normal row.
     TsrRow *rn = push_row(rows, c, i, n, TSR_ROW_CONTACT_NORMAL);
     if (!rn) return -1;
-    TsrVec3 v_rel = tsr_v3_sub(state_velocity(b, b0, c->r[0]), state_velocity(b, b1, c->r[1]));
+    TsrVec3 v_rel = tsr_v3_sub(tsr_contact_state_velocity(b, b0, c->r[0]), tsr_contact_state_velocity(b, b1, c->r[1]));
     double g = -c->depth;
     rn->compliance = tsr_spook_compliance(c->compliance, c->damping, h);
     rn->rhs = tsr_spook_rhs(g, tsr_v3_dot(n, v_rel), c->damping, h, 1);

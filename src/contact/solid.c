@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Corner and rim-point contacts of boxes and cylinders (solid.h).
 #include "contact/solid.h"
+#include "contact/contact_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -35,6 +36,13 @@ static int solid_points(dGeomID g, TsrVec3 n, TsrVec3 ax[3], TsrVec3 p[8]) {
   return np;
 }
 
+// A cylinder's spin about its own axis a (unit): the part of its body's w
+// along a, which moves its surface only along itself; zero for a box.
+static TsrVec3 axial_spin(const TsrSolidCtx *x, int shape, TsrVec3 a) {
+  if (x->m->shapes[shape].type != TSR_SHAPE_CYLINDER) return tsr_v3(0, 0, 0);
+  return tsr_v3_scale(a, tsr_v3_dot(x->b->w[x->m->shapes[shape].body], a));
+}
+
 // How far point p of a moving box or cylinder can go along -n in this
 // step, toward a plane or box (other: its shape, or -1 for a plane):
 // h times p's velocity along -n relative to the other's material point
@@ -50,22 +58,34 @@ static double point_reach(const TsrSolidCtx *x, int shape, dGeomID g, const TsrV
   const TsrBodies *b = x->b;
   const int body = x->m->shapes[shape].body;
   const double h = x->m->settings.step;
-  TsrVec3 w = b->w[body], vp = tsr_v3_add(b->v[body], tsr_v3_cross(w, tsr_v3_sub(p, b->x[body])));
-  if (x->m->shapes[shape].type == TSR_SHAPE_CYLINDER) {
-    // p's velocity less the spin about the cylinder's own axis through its
-    // centre c (the centre itself moves with the whole w: a wheel that is
-    // part of a compound body orbits its origin).
-    const dReal *o = dGeomGetPosition(g);
-    TsrVec3 c = tsr_v3(o[0], o[1], o[2]), spin = tsr_v3_scale(ax[2], tsr_v3_dot(w, ax[2]));
-    vp = tsr_v3_sub(vp, tsr_v3_cross(spin, tsr_v3_sub(p, c)));
-  }
+  TsrVec3 vp = tsr_contact_state_velocity(b, body, tsr_v3_sub(p, b->x[body]));
+  // less the spin about a cylinder's own axis through its centre (the
+  // centre itself moves with the whole w: a wheel that is part of a
+  // compound body orbits its origin)
+  const dReal *o = dGeomGetPosition(g);
+  vp = tsr_v3_sub(vp, tsr_v3_cross(axial_spin(x, shape, ax[2]), tsr_v3_sub(p, tsr_v3(o[0], o[1], o[2]))));
   if (other >= 0 && !b->fixed[x->m->shapes[other].body]) {
     int ob = x->m->shapes[other].body;
-    vp = tsr_v3_sub(vp, tsr_v3_add(b->v[ob], tsr_v3_cross(b->w[ob], tsr_v3_sub(p, b->x[ob]))));
+    vp = tsr_v3_sub(vp, tsr_contact_state_velocity(b, ob, tsr_v3_sub(p, b->x[ob])));
     bound += x->extra[other];
   }
   double toward = -tsr_v3_dot(n, vp);
   return fmin(bound, h * fmax(toward, 0.0) + tsr_v3_norm(x->m->settings.gravity) * h * h);
+}
+
+double tsr_solid_reach(const TsrSolidCtx *x, int shape, dGeomID g) {
+  const TsrShapeDef *s = &x->m->shapes[shape];
+  const double bound = x->extra[shape];
+  if (s->type != TSR_SHAPE_CYLINDER || !(bound > 0.0)) return bound;
+  const TsrBodies *b = x->b;
+  const dReal *R = dGeomGetRotation(g), *o = dGeomGetPosition(g);
+  TsrVec3 w = tsr_v3_sub(b->w[s->body], axial_spin(x, shape, tsr_v3(R[2], R[6], R[10])));
+  // the centre moves with the whole w (a compound's wheel orbits its origin)
+  TsrVec3 vc = tsr_contact_state_velocity(b, s->body, tsr_v3_sub(tsr_v3(o[0], o[1], o[2]), b->x[s->body]));
+  double h = x->m->settings.step;
+  double e = h * (tsr_v3_norm(vc) + tsr_v3_norm(x->m->settings.gravity) * h +
+                  tsr_v3_norm(w) * hypot(s->params[0], 0.5 * s->params[1]));  // its bounding radius
+  return fmin(e, bound);
 }
 
 static void set_contact(dContactGeom *q, TsrVec3 p, TsrVec3 n, double depth, dGeomID g, dGeomID other, int g_first) {

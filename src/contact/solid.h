@@ -44,6 +44,14 @@ typedef struct {
 // dCollide(plane, g).
 int tsr_solid_plane(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID plane, int g_first, int max, dContactGeom *out);
 
+// How far the surface of a moving box or cylinder (shape, geom g) can move
+// in this step: its sweep margin, but for a cylinder without its spin about
+// its own axis, which moves no point of its surface off the surface (a
+// plate spinning at 7 rad/s, r = 0.45 m, would otherwise reach 5 cm out to
+// every cable link above it: cable_spinner's cables got tangled in contacts
+// with it). collide.c grows a sphere or capsule meeting it by this much.
+double tsr_solid_reach(const TsrSolidCtx *x, int shape, dGeomID g);
+
 // Contacts of a moving box or cylinder g with a box f (fixed: a ground, a
 // wall, a container made of boxes, as common as a plane; or moving), from
 // g's corners or rim points (toward f): those outside f (as grown by the

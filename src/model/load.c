@@ -179,16 +179,11 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
   }
   if (!s->steps) {
     double steps;
-    int rc = tsr_model_steps_for(s->duration, s->step, &steps);
-    if (rc) {
+    char why[160];
+    if (tsr_model_steps_for(s->duration, s->step, &steps, why, (int)sizeof why)) {
       const TsrYNode *at = tsr_ytree_get(n, "duration");
       tsr_model_where(c, "settings");
-      if (rc < 0)
-        tsr_model_error(c, at ? at : n, "duration %g s with step %g s gives no step; need at least 1", s->duration,
-                        s->step);
-      else
-        tsr_model_error(c, at ? at : n, "duration %g s with step %g s gives %.3g steps; at most %ld", s->duration,
-                        s->step, steps, TSR_MAX_STEPS);
+      tsr_model_error(c, at ? at : n, "%s", why);
       ok = 0;
     } else {
       s->steps = (long)steps;
@@ -198,10 +193,16 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
   return ok;
 }
 
-int tsr_model_steps_for(double duration, double step, double *steps) {
+int tsr_model_steps_for(double duration, double step, double *steps, char *why, int whylen) {
   *steps = round(duration / step);
-  if (!(*steps >= 1)) return -1;  // NaN too
-  return *steps > (double)TSR_MAX_STEPS ? 1 : 0;
+  if (!(*steps >= 1)) {  // NaN too
+    snprintf(why, (size_t)whylen, "duration %g s with step %g s gives no step; need at least 1", duration, step);
+    return -1;
+  }
+  if (!(*steps > (double)TSR_MAX_STEPS)) return 0;
+  snprintf(why, (size_t)whylen, "duration %g s with step %g s gives %.3g steps; at most %ld", duration, step, *steps,
+           TSR_MAX_STEPS);
+  return 1;
 }
 
 int tsr_model_material_index(TsrLoadCtx *c, const TsrModel *m, const TsrYNode *n) {

@@ -135,10 +135,10 @@ typedef enum {
 #define TSR_MAX_STEPS 1000000000L
 
 // The number of steps of `duration` s at `step` s, rounded to the nearest
-// (settings.duration, --duration). Returns 0 with *steps set, -1 when that
-// is no step, 1 when it is more than TSR_MAX_STEPS (*steps then holds the
-// count, as a double, for the message).
-int tsr_model_steps_for(double duration, double step, double *steps);
+// (settings.duration, --duration). Returns 0 with *steps set; -1 when that
+// is no step, 1 when it is more than TSR_MAX_STEPS, each with the reason in
+// why ("duration ... gives ...", for the caller to locate).
+int tsr_model_steps_for(double duration, double step, double *steps, char *why, int whylen);
 
 // Most OpenMP threads a run may ask for (settings.solver.threads, --threads):
 // libgomp builds a team's bookkeeping on the stack, and --threads 99999
