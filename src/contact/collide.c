@@ -322,7 +322,7 @@ static int links_init(TsrCollider *c, const TsrModel *m) {
 
 // The speculative broad phase (spec_callback): a sphere proxy for each
 // moving box and cylinder and for each sphere and capsule, a copy of each
-// fixed box, in a space of their own; only when the model has a moving box
+// fixed box and cylinder, in a space of their own; only when the model has a moving box
 // or cylinder. Returns 0, or -1 out of memory.
 static int spec_space_create(TsrCollider *c, const TsrModel *m) {
   int moving_solids = 0;
@@ -339,7 +339,6 @@ static int spec_space_create(TsrCollider *c, const TsrModel *m) {
   for (int k = 0; k < m->n_shapes; k++) {
     const TsrShapeDef *s = &m->shapes[k];
     const TsrBodyDef *bd = &m->bodies[s->body];
-    const double *p = s->params;
     dGeomID g = 0;
     unsigned long cat, col;
     if (s->type == TSR_SHAPE_SPHERE || s->type == TSR_SHAPE_CAPSULE) {  // against moving solids only
@@ -348,8 +347,8 @@ static int spec_space_create(TsrCollider *c, const TsrModel *m) {
       const dReal *o = dGeomGetPosition(c->geoms[k]);
       if (g) dGeomSetPosition(g, o[0], o[1], o[2]);
       cat = CAT_ROUND, col = CAT_MOVING;
-    } else if (bd->fixed && s->type == TSR_SHAPE_BOX) {
-      g = dCreateBox(c->spec_space, p[0] + mg, p[1] + mg, p[2] + mg);
+    } else if (bd->fixed && (s->type == TSR_SHAPE_BOX || s->type == TSR_SHAPE_CYLINDER)) {
+      g = make_geom(c->spec_space, s, mg);
       if (g) place(g, s, bd->position, bd->orientation);
       cat = CAT_FIXED, col = CAT_MOVING;
     } else if (!bd->fixed && (s->type == TSR_SHAPE_BOX || s->type == TSR_SHAPE_CYLINDER)) {
@@ -835,16 +834,24 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
     n = tsr_solid_plane(&sx, o2, s1, o1, 0, c->max_per_pair, c->buf);
   else
     n = dCollide(o1, o2, c->max_per_pair, c->buf, sizeof *c->buf);
-  // Speculative contacts of boxes and cylinders with boxes, in both
-  // directions for two moving boxes (each one's corners against the other),
-  // the second leaving out the points the first made (within a tenth of
-  // the smaller shape: the corners of two stacked boxes coincide).
-  const int fixed0 = m->bodies[m->shapes[s0].body].fixed, fixed1 = m->bodies[m->shapes[s1].body].fixed;
+  // Speculative contacts of boxes and cylinders with each other, both ways
+  // round (each one's corners or rim points against the other), the second
+  // leaving out the points the first made (within a tenth of the smaller
+  // shape: the corners of two stacked boxes coincide); then crossing edges
+  // of two boxes that do not touch. Parallel cylinders have their own.
   const double dedup = 0.1 * fmin(cs->shape_size[s0], cs->shape_size[s1]);
-  if (t1 == dBoxClass && !fixed0 && solid0)
-    n = tsr_solid_box(&sx, o1, s0, o2, s1, 1, c->buf, n, c->max_per_pair, dedup);
-  if (t0 == dBoxClass && !fixed1 && solid1)
-    n = tsr_solid_box(&sx, o2, s1, o1, s0, 0, c->buf, n, c->max_per_pair, dedup);
+  int cyl = -1;
+  if (t0 == dCylinderClass && t1 == dCylinderClass)
+    cyl = tsr_solid_cylinders(&sx, o1, s0, o2, s1, c->buf, n, c->max_per_pair, dedup);
+  if (cyl >= 0) {
+    n = cyl;
+  } else if (solid0 && solid1) {
+    const int ode = n;
+    n = tsr_solid_pair(&sx, o1, s0, o2, s1, 1, c->buf, n, c->max_per_pair, dedup);
+    n = tsr_solid_pair(&sx, o2, s1, o1, s0, 0, c->buf, n, c->max_per_pair, dedup);
+    if (!ode && t0 == dBoxClass && t1 == dBoxClass)
+      n = tsr_solid_box_edges(&sx, o1, s0, o2, s1, c->buf, n, c->max_per_pair, dedup);
+  }
   if (t0 == dCapsuleClass && solid1)
     n = end_caps(c, o1, 1, o2, n, c->max_per_pair);
   else if (t1 == dCapsuleClass && solid0)

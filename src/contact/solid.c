@@ -5,6 +5,8 @@
 
 #include <math.h>
 #include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 // The points of a box (its eight corners) or of a cylinder (four on each
 // rim, 90 degrees apart, from the rim's lowest along -n) that can first
@@ -43,19 +45,20 @@ static TsrVec3 axial_spin(const TsrSolidCtx *x, int shape, TsrVec3 a) {
   return tsr_v3_scale(a, tsr_v3_dot(x->b->w[x->m->shapes[shape].body], a));
 }
 
-// How far point p of a moving box or cylinder can go along -n in this
-// step, toward a plane or box (other: its shape, or -1 for a plane):
+// How far point p of a box or cylinder can go along -n in this step,
+// toward a plane, box or cylinder (other: its shape, or -1 for a plane):
 // h times p's velocity along -n relative to the other's material point
 // there, plus |g| h^2 (as a sphere's inflation: the tolerance that makes
 // shapes resting exactly on one another touch whatever the rounding), at
-// most the two shapes' sweep margins. A cylinder's spin about its own axis
+// most the two shapes' sweep margins (a fixed shape's is 0). A cylinder's spin about its own axis
 // (ax[2]) only moves points along its rims, never below a rim's lowest
-// point, so it is left out. 0 when the shape has no sweep margin.
+// point, so it is left out. 0 when neither shape moves.
 static double point_reach(const TsrSolidCtx *x, int shape, dGeomID g, const TsrVec3 ax[3], int other, TsrVec3 n,
                           TsrVec3 p) {
-  double bound = x->extra[shape];
-  if (!(bound > 0.0)) return 0.0;
   const TsrBodies *b = x->b;
+  const int other_moves = other >= 0 && !b->fixed[x->m->shapes[other].body];
+  const double bound = x->extra[shape] + (other_moves ? x->extra[other] : 0.0);  // 0 for a fixed shape
+  if (!(bound > 0.0)) return 0.0;
   const int body = x->m->shapes[shape].body;
   const double h = x->m->settings.step;
   TsrVec3 vp = tsr_contact_state_velocity(b, body, tsr_v3_sub(p, b->x[body]));
@@ -64,10 +67,9 @@ static double point_reach(const TsrSolidCtx *x, int shape, dGeomID g, const TsrV
   // compound body orbits its origin)
   const dReal *o = dGeomGetPosition(g);
   vp = tsr_v3_sub(vp, tsr_v3_cross(axial_spin(x, shape, ax[2]), tsr_v3_sub(p, tsr_v3(o[0], o[1], o[2]))));
-  if (other >= 0 && !b->fixed[x->m->shapes[other].body]) {
+  if (other_moves) {
     int ob = x->m->shapes[other].body;
     vp = tsr_v3_sub(vp, tsr_contact_state_velocity(b, ob, tsr_v3_sub(p, b->x[ob])));
-    bound += x->extra[other];
   }
   double toward = -tsr_v3_dot(n, vp);
   return fmin(bound, h * fmax(toward, 0.0) + tsr_v3_norm(x->m->settings.gravity) * h * h);
@@ -164,21 +166,62 @@ static double box_distance(dGeomID f, TsrVec3 p, TsrVec3 hint, TsrVec3 *normal) 
   return dist;
 }
 
-int tsr_solid_box(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, int g_first, dContactGeom *buf,
-                  int n, int max, double dedup) {
-  const int own = dGeomGetClass(g) == dCylinderClass;
-  if (!own && (!(x->extra[shape] > 0.0) || n >= max)) return n;
+// Signed distance from p to cylinder f (as grown by the margin), as
+// box_distance: outside, to its closest point (rim, side or cap), with the
+// normal from there; inside, minus the distance to the nearer of the side
+// and the cap on p's side, a tie within rounding going to the one more
+// nearly along hint. Outside, the distance and its normal are continuous:
+// no choice between side and cap is made for a point beyond a cap's edge.
+static double cylinder_distance(dGeomID f, TsrVec3 p, TsrVec3 hint, TsrVec3 *normal) {
+  const dReal *o = dGeomGetPosition(f), *R = dGeomGetRotation(f);
+  dReal r, len;
+  dGeomCylinderGetParams(f, &r, &len);
+  const TsrVec3 a = tsr_v3(R[2], R[6], R[10]), ctr = tsr_v3(o[0], o[1], o[2]), d = tsr_v3_sub(p, ctr);
+  const double hl = 0.5 * len, t = tsr_v3_dot(d, a);
+  TsrVec3 radial = tsr_v3_madd(d, a, -t);
+  double rho = tsr_v3_norm(radial);
+  TsrVec3 u = rho > 0.0 ? tsr_v3_scale(radial, 1.0 / rho) : tsr_v3(R[0], R[4], R[8]);  // on the axis: any radius
+  const TsrVec3 cap = tsr_v3_scale(a, t < 0.0 ? -1.0 : 1.0);
+  const double in_side = r - rho, in_cap = hl - fabs(t);
+  if (in_side >= 0.0 && in_cap >= 0.0) {
+    const double tie = 1e-12 * (r + hl + fabs(t) + rho);
+    int side = in_side < in_cap - tie   ? 1
+               : in_cap < in_side - tie ? 0
+                                        : fabs(tsr_v3_dot(hint, u)) >= fabs(tsr_v3_dot(hint, a));
+    *normal = side ? u : cap;
+    return -(side ? in_side : in_cap);
+  }
+  const double tc = t < -hl ? -hl : t > hl ? hl : t;
+  TsrVec3 q = tsr_v3_madd(tsr_v3_madd(ctr, a, tc), u, fmin(rho, r)), e = tsr_v3_sub(p, q);
+  double dist = tsr_v3_norm(e);
+  *normal = dist > 0.0 ? tsr_v3_scale(e, 1.0 / dist) : in_cap < 0.0 ? cap : u;
+  return dist;
+}
+
+// Signed distance from p to a box or cylinder f (box_distance, cylinder_distance).
+static double solid_distance(dGeomID f, TsrVec3 p, TsrVec3 hint, TsrVec3 *normal) {
+  return dGeomGetClass(f) == dBoxClass ? box_distance(f, p, hint, normal) : cylinder_distance(f, p, hint, normal);
+}
+
+int tsr_solid_pair(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, int g_first, dContactGeom *buf,
+                   int n, int max, double dedup) {
+  const TsrBodies *b = x->b;
+  const int g_moves = !b->fixed[x->m->shapes[shape].body], f_moves = !b->fixed[x->m->shapes[fshape].body];
+  // a moving cylinder's own points replace ODE's against a box (solid.h)
+  const int own = g_moves && dGeomGetClass(g) == dCylinderClass && dGeomGetClass(f) == dBoxClass;
+  const double motion = (g_moves ? x->extra[shape] : 0.0) + (f_moves ? x->extra[fshape] : 0.0);
+  if (!own && (!(motion > 0.0) || n >= max)) return n;
   const dReal *o = dGeomGetPosition(g);
   TsrVec3 ctr = tsr_v3(o[0], o[1], o[2]), dir;
   const dReal *fo = dGeomGetPosition(f);
   TsrVec3 hint = tsr_v3_sub(ctr, tsr_v3(fo[0], fo[1], fo[2]));
-  if (!(box_distance(f, ctr, hint, &dir) > 0.0)) return n;  // the centre inside f: ODE's
+  if (!(solid_distance(f, ctr, hint, &dir) > 0.0)) return n;  // the centre inside f: ODE's
   TsrVec3 ax[3], p[8];
   int np = solid_points(g, dir, ax, p), m = 0, touching = 0;
   dContactGeom pts[8];
   for (int k = 0; k < np; k++) {
     TsrVec3 nk;
-    double sd = box_distance(f, p[k], dir, &nk);
+    double sd = solid_distance(f, p[k], dir, &nk);
     if (sd <= 0.0) {
       if (!own && n > 0) continue;  // overlapping: ODE's (unless it found none: touching to the last bit)
       touching += own;
@@ -197,5 +240,158 @@ int tsr_solid_box(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fsh
     }
     if (!near) buf[n++] = pts[k];
   }
+  return n;
+}
+
+// Closest points of segments p1 + s d1 and p2 + t d2, s, t in [0, 1]
+// (Ericson, Real-Time Collision Detection, 5.1.9); *s, *t and the squared
+// distance. Parallel segments give s = 0 (their closest points are not
+// unique).
+static double segment_segment(TsrVec3 p1, TsrVec3 d1, TsrVec3 p2, TsrVec3 d2, double *s, double *t) {
+  TsrVec3 r = tsr_v3_sub(p1, p2);
+  double a = tsr_v3_dot(d1, d1), e = tsr_v3_dot(d2, d2), f = tsr_v3_dot(d2, r), c = tsr_v3_dot(d1, r);
+  double bb = tsr_v3_dot(d1, d2), den = a * e - bb * bb;
+  double sc = den > 1e-12 * a * e ? (bb * f - c * e) / den : 0.0;
+  sc = sc < 0.0 ? 0.0 : sc > 1.0 ? 1.0 : sc;
+  double tc = (bb * sc + f) / e;
+  if (tc < 0.0) {
+    tc = 0.0, sc = -c / a;
+  } else if (tc > 1.0) {
+    tc = 1.0, sc = (bb - c) / a;
+  }
+  sc = sc < 0.0 ? 0.0 : sc > 1.0 ? 1.0 : sc;
+  *s = sc, *t = tc;
+  TsrVec3 q = tsr_v3_sub(tsr_v3_madd(p1, d1, sc), tsr_v3_madd(p2, d2, tc));
+  return tsr_v3_dot(q, q);
+}
+
+int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, dContactGeom *buf, int n,
+                        int max, double dedup) {
+  if (n >= max) return n;
+  const TsrBodies *b = x->b;
+  const int g_moves = !b->fixed[x->m->shapes[shape].body], f_moves = !b->fixed[x->m->shapes[fshape].body];
+  const double motion = (g_moves ? x->extra[shape] : 0.0) + (f_moves ? x->extra[fshape] : 0.0);
+  if (!(motion > 0.0)) return n;
+  // farther apart than either can move: nothing to find (the usual case
+  // in a pile, so the 144 edge pairs are not tried)
+  const dReal *og = dGeomGetPosition(g), *of = dGeomGetPosition(f);
+  const TsrShapeDef *sg = &x->m->shapes[shape], *sf = &x->m->shapes[fshape];
+  double apart =
+      sqrt((og[0] - of[0]) * (og[0] - of[0]) + (og[1] - of[1]) * (og[1] - of[1]) + (og[2] - of[2]) * (og[2] - of[2])) -
+      tsr_contact_bounding_radius(sg, 0.5 * x->m->settings.contact.margin) -
+      tsr_contact_bounding_radius(sf, 0.5 * x->m->settings.contact.margin);
+  if (apart > motion) return n;
+  TsrVec3 ax[2][3], c[2][8], any = tsr_v3(0, 0, 1);
+  solid_points(g, any, ax[0], c[0]);
+  solid_points(f, any, ax[1], c[1]);
+  // the closest corner of either box to the other: an edge pair must beat it
+  double corner = INFINITY;
+  for (int side = 0; side < 2; side++)
+    for (int k = 0; k < 8; k++) {
+      TsrVec3 nk;
+      corner = fmin(corner, box_distance(side ? g : f, c[side][k], any, &nk));
+    }
+  if (!(corner > 0.0)) return n;  // overlapping: ODE's
+  double best = INFINITY, bs = 0.0;
+  TsrVec3 bp = any, bq = any, bd = any, bq_dir = any;
+  for (int k = 0; k < 8; k++)
+    for (int i = 0; i < 3; i++) {
+      if ((k >> i) & 1) continue;
+      TsrVec3 d1 = tsr_v3_sub(c[0][k | 1 << i], c[0][k]);
+      for (int l = 0; l < 8; l++)
+        for (int j = 0; j < 3; j++) {
+          if ((l >> j) & 1) continue;
+          TsrVec3 d2 = tsr_v3_sub(c[1][l | 1 << j], c[1][l]);
+          double s, t, dd = segment_segment(c[0][k], d1, c[1][l], d2, &s, &t);
+          if (!(dd < best) || s <= 1e-9 || s >= 1 - 1e-9 || t <= 1e-9 || t >= 1 - 1e-9) continue;
+          best = dd, bs = s, bp = c[0][k], bd = d1, bq = tsr_v3_madd(c[1][l], d2, t), bq_dir = d2;
+        }
+    }
+  if (!(best < INFINITY)) return n;
+  // The normal from the edges' directions, not from the two points, which
+  // are as close as the gap (a direction from points 3e-7 m apart is off by
+  // 3e-11 rad, 3e-11 m at the far corner of a 1 m box); from f toward g.
+  TsrVec3 p = tsr_v3_madd(bp, bd, bs), nrm = tsr_v3_cross(bd, bq_dir);
+  double sn = tsr_v3_norm(nrm);
+  if (!(sn > 1e-3 * tsr_v3_norm(bd) * tsr_v3_norm(bq_dir))) return n;  // near parallel: the corners' case
+  nrm = tsr_v3_scale(nrm, 1.0 / sn);
+  if (tsr_v3_dot(nrm, tsr_v3_sub(tsr_v3(og[0], og[1], og[2]), tsr_v3(of[0], of[1], of[2]))) < 0.0)
+    nrm = tsr_v3_neg(nrm);
+  best = tsr_v3_dot(nrm, tsr_v3_sub(p, bq));
+  // edge-on-edge only when no corner comes as close (else the corners'
+  // contacts hold it)
+  if (!(best > 0.0 && best < corner)) return n;
+  // The closest points of two disjoint convex bodies: the plane through bq
+  // normal to nrm separates them (checked on the corners, to rounding).
+  double lo = INFINITY, hi = -INFINITY,
+         tol = 1e-12 * (tsr_contact_bounding_radius(sg, 0.0) + tsr_contact_bounding_radius(sf, 0.0));
+  for (int k = 0; k < 8; k++) {
+    lo = fmin(lo, tsr_v3_dot(nrm, tsr_v3_sub(c[0][k], bq)));
+    hi = fmax(hi, tsr_v3_dot(nrm, tsr_v3_sub(c[1][k], bq)));
+  }
+  if (lo < best - tol || hi > tol) return n;
+  if (!(best < point_reach(x, shape, g, ax[0], fshape, nrm, p))) return n;
+  for (int j = 0; j < n; j++)
+    if (tsr_v3_norm(tsr_v3_sub(tsr_v3(buf[j].pos[0], buf[j].pos[1], buf[j].pos[2]), p)) < dedup) return n;
+  set_contact(&buf[n++], p, nrm, -best, g, f, 1);
+  return n;
+}
+
+int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom *buf, int n, int max,
+                        double dedup) {
+  const dReal *Ra = dGeomGetRotation(a), *Rb = dGeomGetRotation(b);
+  if (fabs(Ra[2] * Rb[2] + Ra[6] * Rb[6] + Ra[10] * Rb[10]) < TSR_SOLID_PARALLEL_COS) return -1;
+  dContactGeom pts[4];
+  int m = 0;
+  for (int side = 0; side < 2; side++) {
+    dGeomID g = side ? b : a, f = side ? a : b;
+    const int gs = side ? sb : sa, fs = side ? sa : sb;
+    const dReal *og = dGeomGetPosition(g), *of = dGeomGetPosition(f), *Rg = dGeomGetRotation(g),
+                *Rf = dGeomGetRotation(f);
+    TsrVec3 ax[3];
+    for (int i = 0; i < 3; i++) ax[i] = tsr_v3(Rg[i], Rg[4 + i], Rg[8 + i]);
+    const TsrVec3 af = tsr_v3(Rf[2], Rf[6], Rf[10]), cf = tsr_v3(of[0], of[1], of[2]);
+    dReal rg, lg, rf, lf;
+    dGeomCylinderGetParams(g, &rg, &lg);
+    dGeomCylinderGetParams(f, &rf, &lf);
+    // g's centre from f's axis: on it (coaxial, end to end), or sides that
+    // overlap along the axes less than they do across them (the caps meet
+    // first: the smaller push is along the axes), ODE's cap contacts are right
+    const TsrVec3 cg = tsr_v3(og[0], og[1], og[2]), d = tsr_v3_sub(cg, cf);
+    const double tc = tsr_v3_dot(d, af), reach_t = 0.5 * lg * fabs(tsr_v3_dot(ax[2], af));
+    const double along = fmin(tc + reach_t, 0.5 * lf) - fmax(tc - reach_t, -0.5 * lf);
+    const double across = rf + rg - tsr_v3_norm(tsr_v3_madd(d, af, -tc));
+    if (!(along > across) || !(across < rf + rg)) return -1;
+    for (int cap = 0; cap < 2; cap++) {
+      // the rim's point toward f: from the rim's centre, against the
+      // direction from f's axis to it, less g's axial part
+      const TsrVec3 cr = tsr_v3_madd(cg, ax[2], (cap ? 0.5 : -0.5) * lg), dr = tsr_v3_sub(cr, cf);
+      TsrVec3 u = tsr_v3_madd(dr, af, -tsr_v3_dot(dr, af));
+      u = tsr_v3_madd(u, ax[2], -tsr_v3_dot(u, ax[2]));
+      double un = tsr_v3_norm(u);
+      if (!(un > 1e-9 * (rf + rg))) continue;
+      TsrVec3 p = tsr_v3_madd(cr, u, -rg / un);
+      TsrVec3 e = tsr_v3_sub(p, cf);
+      double t = tsr_v3_dot(e, af);
+      if (fabs(t) > 0.5 * lf) continue;  // beyond f's end: f's own rim point covers the overlap there
+      TsrVec3 radial = tsr_v3_madd(e, af, -t);
+      double rho = tsr_v3_norm(radial), depth = rf - rho;
+      if (!(rho > 0.0)) continue;
+      TsrVec3 nrm = tsr_v3_scale(radial, 1.0 / rho);  // from f toward g
+      if (depth < 0.0 && !(-depth < point_reach(x, gs, g, ax, fs, nrm, p))) continue;
+      int near = 0;  // the other's rim point at the same end (equal lengths)
+      for (int j = 0; j < m && !near; j++)
+        near = tsr_v3_norm(tsr_v3_sub(p, tsr_v3(pts[j].pos[0], pts[j].pos[1], pts[j].pos[2]))) < dedup;
+      if (near) continue;
+      // dContactGeom of the pair (a, b): the normal pushes a
+      set_contact(&pts[m++], p, nrm, depth, g, f, g == a);
+    }
+  }
+  if (m < 2 && !(m == 1 && n == 0)) return -1;  // ODE's, and tsr_solid_pair's speculative points
+  // The rim points span the line along which the sides meet: ODE's
+  // points (one, somewhere on it) are left out.
+  sort_deepest_first(pts, m);
+  n = 0;
+  for (int k = 0; k < m && n < max; k++) buf[n++] = pts[k];
   return n;
 }

@@ -93,7 +93,7 @@ static void test_box_on_round_shapes(void) {
   const char *yaml =
       "format: tessera-model/1\n"
       "name: boxlog\n"
-      "settings: {step: 0.016666666666666666, duration: 2.0}\n"
+      "settings: {step: 0.016666666666666666, duration: 0.9}\n"
       "materials: [{name: m, friction: 0.5}]\n"
       "bodies:\n"
       "  - {name: ground, fixed: true, shape: {type: plane, normal: [0, 0, 1], offset: 0.0}}\n"
@@ -126,8 +126,71 @@ static void test_box_on_round_shapes(void) {
   tsr_test_world_free(&m, &w);
 }
 
+// Boxes dropped from 3 m (7.3 m/s at impact, 12 cm a step) onto fixed
+// solids where no corner of the falling box is the first point to touch:
+// edge-first across the top edge of a ridge (a box turned 45 degrees
+// about y: crossing edges, tsr_solid_box_edges), and face-down onto a drum
+// (a cylinder lying along y, shorter than the box: the drum's rim points
+// meet the box's face, tsr_solid_pair). Truth checked: the first landing
+// goes at most 5 mm deep (before: 2.5 cm across the ridge, a step's travel
+// into the drum); the depths are measured here from the shapes' geometry:
+// the distance between the two edges' lines along their common normal,
+// and the drum's support point against the box's lowest face.
+static TsrVec3 body_axis(const TsrWorld *w, int body, TsrVec3 local) { return tsr_q_rotate(w->bodies.q[body], local); }
+
+static void test_box_on_edges_and_drums(void) {
+  const char *yaml =
+      "format: tessera-model/1\n"
+      "name: edges\n"
+      "settings: {step: 0.016666666666666666, duration: 0.9}\n"
+      "materials: [{name: m, friction: 0.5}]\n"
+      "bodies:\n"
+      "  - {name: ground, fixed: true, shape: {type: plane, normal: [0, 0, 1], offset: -2.0}}\n"
+      "  - {name: ridge, fixed: true, shape: {type: box, size: [0.6, 2.0, 0.6]}, position: [0, 0, 0],\n"
+      "     orientation: {axis: [0, 1, 0], angle_deg: 45}}\n"
+      "  - {name: drum, fixed: true, shape: {type: cylinder, radius: 0.3, length: 0.4}, position: [5, 0, 0],\n"
+      "     orientation: {axis: [1, 0, 0], angle_deg: 90}}\n"
+      "  - {name: wedge, mass: 20.0, shape: {type: box, size: [1.0, 0.5, 0.5]}, position: [0.05, 0.03, 3.0],\n"
+      "     orientation: {axis: [1, 0, 0], angle_deg: 45}}\n"
+      "  - {name: lid, mass: 20.0, shape: {type: box, size: [0.8, 0.8, 0.2]}, position: [5.02, 0.01, 3.0]}\n";
+  TsrModel m;
+  TsrWorld w;
+  tsr_test_world(yaml, NULL, 0, &m, &w);
+  const int ridge = tsr_model_find_body(&m, "ridge"), wedge = tsr_model_find_body(&m, "wedge");
+  const int drum = tsr_model_find_body(&m, "drum"), lid = tsr_model_find_body(&m, "lid");
+  const double H = 0.3 * sqrt(2.0);  // the ridge's top edge: its centre plus H along z
+  double edge_gap = INFINITY, drum_gap = INFINITY;
+  while (w.step < m.settings.steps) {
+    ENSURE(tsr_world_step(&w) == 0);
+    // the wedge's lowest edge along its local x: the one of (y, z) = (+-0.25, +-0.25) lowest
+    TsrVec3 u = body_axis(&w, wedge, tsr_v3(1, 0, 0)), low = tsr_v3(0, 0, INFINITY);
+    for (int k = 0; k < 4; k++) {
+      TsrVec3 mid =
+          tsr_v3_add(w.bodies.x[wedge], body_axis(&w, wedge, tsr_v3(0, k & 1 ? 0.25 : -0.25, k & 2 ? 0.25 : -0.25)));
+      if (mid.z < low.z) low = mid;
+    }
+    TsrVec3 top = tsr_v3_add(w.bodies.x[ridge], tsr_v3(0, 0, H)), v = tsr_v3(0, 1, 0);
+    TsrVec3 nrm = tsr_v3_normalize(tsr_v3_cross(u, v));
+    if (nrm.z < 0) nrm = tsr_v3_neg(nrm);
+    edge_gap = fmin(edge_gap, tsr_v3_dot(tsr_v3_sub(low, top), nrm));
+    // the lid's lowest face: outward normal -d; the drum's support point along d
+    TsrVec3 d = body_axis(&w, lid, tsr_v3(0, 0, 1));
+    if (d.z < 0) d = tsr_v3_neg(d);
+    TsrVec3 a = tsr_v3(0, 1, 0), radial = tsr_v3_normalize(tsr_v3_madd(d, a, -tsr_v3_dot(d, a)));
+    TsrVec3 sup = tsr_v3_madd(tsr_v3_madd(w.bodies.x[drum], a, tsr_v3_dot(d, a) < 0 ? -0.2 : 0.2), radial, 0.3);
+    double face = tsr_v3_dot(w.bodies.x[lid], d) - 0.1;
+    drum_gap = fmin(drum_gap, face - tsr_v3_dot(sup, d));
+  }
+  fprintf(stderr, "wedge across the ridge: deepest %+.2f mm; lid on the drum: deepest %+.2f mm\n", 1e3 * edge_gap,
+          1e3 * drum_gap);
+  ENSURE_MSG(edge_gap > -0.005, "the wedge went %.1f mm into the ridge", -1e3 * edge_gap);
+  ENSURE_MSG(drum_gap > -0.005, "the lid went %.1f mm into the drum", -1e3 * drum_gap);
+  tsr_test_world_free(&m, &w);
+}
+
 int main(void) {
   RUN_TEST(test_landings);
   RUN_TEST(test_box_on_round_shapes);
+  RUN_TEST(test_box_on_edges_and_drums);
   return TSR_TEST_RESULT();
 }

@@ -3,6 +3,9 @@
 // 1,000 kg box resting on a 0.1 kg box (10,000:1) keeps penetration under
 // 2 mm with direct-bpp. The same heavy-on-light scene with pgs is run and
 // printed, not checked: the mass ratio is what iterative solvers fail at.
+#include <math.h>
+#include <stdio.h>
+
 #include "sim_helpers.h"
 #include "tsr_test.h"
 
@@ -124,9 +127,72 @@ static void test_tower_margin_zero(void) {
   tower(1);
 }
 
+// A pyramid of three logs (cylinders of radius r lying side by side, the
+// third on the two), default margin 0. Statics: the bottom logs are held
+// apart by friction alone, and the pyramid stands exactly when the
+// log-on-log friction is at least 2 - sqrt(3) = 0.268 (torque balance on a
+// bottom log makes its ground and log friction equal; with the two force
+// balances, F/N = 1 / (2 + sqrt 3) at the upper contacts, and 0.089 at the
+// ground). So with mu = 0.5 it stands: the top log settles by compliance
+// alone (< 2 mm) and then stays (< 0.1 mm from 1 s to 5 s); with mu = 0.2
+// it comes down the whole 2 r sin 60 = 0.346 m onto the ground (> 0.3 m).
+// Cases: equal lengths, a top log longer than the others and shifted along
+// its axis, the whole pile turned 37 degrees about z. Before, with ODE's one
+// point for parallel cylinders, the pyramid rolled apart at mu = 0.5 too.
+static void pyramid(double mu, double top_len, double shift, double yaw_deg) {
+  const double r = 0.2, rad = yaw_deg * M_PI / 180.0, c = cos(rad), s = sin(rad);
+  const double top_z = r + 2 * r * sin(M_PI / 3);
+  char yaml[2048];
+  // logs along the pile's y axis, turned by yaw about z: bottom ones at
+  // x = -+r, the top one at x = 0 and shifted along its axis
+  snprintf(yaml, sizeof yaml,
+           "format: tessera-model/1\n"
+           "name: pyramid\n"
+           "settings: {step: 0.016666666666666666, duration: 5.0}\n"
+           "materials: [{name: m, friction: %g}]\n"
+           "bodies:\n"
+           "  - {name: ground, fixed: true, shape: {type: plane, normal: [0, 0, 1], offset: 0.0}}\n"
+           "  - {name: a, mass: 100, shape: {type: cylinder, radius: %g, length: 1.0}, position: [%.17g, %.17g, %g],\n"
+           "     orientation: {axis: [%.17g, %.17g, 0], angle_deg: 90}}\n"
+           "  - {name: b, mass: 100, shape: {type: cylinder, radius: %g, length: 1.0}, position: [%.17g, %.17g, %g],\n"
+           "     orientation: {axis: [%.17g, %.17g, 0], angle_deg: 90}}\n"
+           "  - {name: top, mass: 100, shape: {type: cylinder, radius: %g, length: %g},\n"
+           "     position: [%.17g, %.17g, %.17g], orientation: {axis: [%.17g, %.17g, 0], angle_deg: 90}}\n",
+           mu, r, -r * c, -r * s, r, c, s, r, r * c, r * s, r, c, s, r, top_len, -shift * s, shift * c, top_z, c, s);
+  TsrModel m;
+  TsrWorld w;
+  tsr_test_world(yaml, NULL, 0, &m, &w);
+  const int top = tsr_model_find_body(&m, "top");
+  double at_1s = 0.0;
+  while (w.step < m.settings.steps) {
+    ENSURE(tsr_world_step(&w) == 0);
+    if (w.step == 60) at_1s = w.bodies.x[top].z;
+  }
+  double drop = top_z - w.bodies.x[top].z, creep = at_1s - w.bodies.x[top].z;
+  fprintf(stderr, "mu %.2f, top log %.1f m shifted %.1f m, yaw %g: top log down %.4f mm (%.4f mm after 1 s)\n", mu,
+          top_len, shift, yaw_deg, 1e3 * drop, 1e3 * creep);
+  if (mu > 0.268) {
+    ENSURE_MSG(drop < 2e-3, "mu %g: the pyramid fell %.1f mm", mu, 1e3 * drop);
+    ENSURE_MSG(fabs(creep) < 1e-4, "mu %g: it kept moving after 1 s (%.3f mm)", mu, 1e3 * creep);
+  } else {
+    ENSURE_MSG(drop > 0.3, "mu %g (< 2 - sqrt 3): the pyramid stood (down %.1f mm)", mu, 1e3 * drop);
+  }
+  tsr_test_world_free(&m, &w);
+}
+
+static void test_log_pyramid(void) {
+  const double yaws[] = {0.0, 37.0};
+  for (int k = 0; k < 2; k++) {
+    pyramid(0.5, 1.0, 0.0, yaws[k]);
+    pyramid(0.5, 1.6, 0.2, yaws[k]);
+    pyramid(0.2, 1.0, 0.0, yaws[k]);
+  }
+}
+
 int main(void) {
   RUN_TEST(test_stack_of_ten);
   RUN_TEST(test_mass_ratio);
   RUN_TEST(test_tower_margin_zero);
+  RUN_TEST(test_log_pyramid);
   return TSR_TEST_RESULT();
 }
