@@ -84,6 +84,15 @@ int tsr_solid_pair(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fs
 int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, dContactGeom *buf, int n,
                         int max, double dedup);
 
+// The side of a cylinder g against a box f, one of them moving, not
+// touching, where neither a rim point nor a corner is nearest (a log
+// falling across a box's edge): the point of g's axis nearest f, when it
+// lies inside the axis segment, gives one speculative contact on the side,
+// with the normal from f's closest point, while it can reach f in this
+// step. Returns the new count, as tsr_solid_pair.
+int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, int g_first,
+                            dContactGeom *buf, int n, int max, double dedup);
+
 // Two cylinders whose axes are parallel to within TSR_SOLID_PARALLEL_COS
 // (logs in a pile) meet side to side along a line: each one's rim points
 // toward the other's axis, those within the other's length, make the
