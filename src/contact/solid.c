@@ -297,7 +297,12 @@ int tsr_solid_pair(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fs
   TsrVec3 ctr = tsr_v3(o[0], o[1], o[2]), dir;
   const dReal *fo = dGeomGetPosition(f);
   TsrVec3 hint = tsr_v3_sub(ctr, tsr_v3(fo[0], fo[1], fo[2]));
-  if (!(solid_distance(f, ctr, hint, &dir) > 0.0)) return n;  // the centre inside f: ODE's
+  const double centre = solid_distance(f, ctr, hint, &dir);
+  if (!(centre > 0.0)) return n;  // the centre inside f: ODE's
+  // every point of g farther from f than either can move: none (most pairs
+  // of a pile's speculative broad phase)
+  if (centre - tsr_contact_bounding_radius(&x->m->shapes[shape], 0.5 * x->m->settings.contact.margin) > motion)
+    return n;
   TsrVec3 ax[3], p[8];
   int np = solid_points(g, dir, ax, p), m = 0, touching = 0;
   dContactGeom pts[10];
@@ -314,7 +319,7 @@ int tsr_solid_pair(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fs
     if (sd <= 0.0) {
       if (!own && n > 0) continue;  // overlapping: ODE's (unless it found none: touching to the last bit)
       touching += own;
-    } else if (!(sd < point_reach(x, shape, g, ax, fshape, nk, p[k]))) {
+    } else if (!(sd < motion) || !(sd < point_reach(x, shape, g, ax, fshape, nk, p[k]))) {
       continue;
     }
     set_contact(&pts[m++], p[k], nk, -sd, g, f, g_first);
