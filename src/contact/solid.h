@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Contacts of boxes and cylinders made from their corners and rim points
-// (collide.c calls these in place of, or besides, ODE's colliders): against
-// a plane, a box or a cylinder, with a speculative range per point. ODE's
+// Contacts of boxes and cylinders made from their corners, rim points,
+// edges and sides (collide.c calls these in place of, or besides, ODE's
+// colliders; for two cylinders, in place of them): against a plane, a box
+// or a cylinder, with a speculative range per point. ODE's
 // geoms are used for their poses and sizes (grown by the fixed margin).
 #ifndef TSR_CONTACT_SOLID_H
 #define TSR_CONTACT_SOLID_H
@@ -68,9 +69,14 @@ double tsr_solid_reach(const TsrSolidCtx *x, int shape, dGeomID g);
 // normal and depth, instead of ODE's contacts: ODE's cylinder-box takes
 // the rim for a polygon whose points change from step to step, and a
 // cylinder standing on a box floor never came to rest (0.05 m/s after
-// 3 s). Points within `dedup` of one already in buf (the other shape's
-// points, from the other direction) are left out. At most max contacts in
-// buf, which holds ODE's n. Returns the new count.
+// 3 s); with them go the ends of its side line over the face it lies on
+// (a log over a box's edge). Against a box, a point level with it and
+// just beside it (within 5% of the smaller shape, across and in depth)
+// takes the face toward g's centre, not the side its closest point is on:
+// a 2.4 m box on 2.4 m logs was thrown 1.3 m. Points within `dedup` of one
+// already in buf (the other shape's points, from the other direction) are
+// left out. At most max contacts in buf, which holds ODE's n. Returns the
+// new count.
 int tsr_solid_pair(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, int g_first, dContactGeom *buf,
                    int n, int max, double dedup);
 
@@ -93,20 +99,27 @@ int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, i
 int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, int g_first,
                             dContactGeom *buf, int n, int max, double dedup);
 
-// Two cylinders whose axes are parallel to within TSR_SOLID_PARALLEL_COS
-// (logs in a pile) meet side to side along a line: each one's rim points
+// Two cylinders a and b (ODE's contacts for them are not made: its
+// libccd gave the crossing logs of a falling cylinder tower contacts
+// 30-40 cm deep with sideways normals, and threw them at 80 m/s). Crossing,
+// with the axes' closest points inside both axis segments, their sides
+// meet as capsules' would: one contact, depth r_a + r_b - d, normal along
+// the axes' common perpendicular (or speculative, while a's point can
+// reach b). Parallel to within TSR_SOLID_PARALLEL_COS (logs in a pile),
+// they meet side to side along a line: each one's rim points
 // toward the other's axis, those within the other's length, make the
 // contacts, with the normal from the other's axis (never a cap's: at
 // equal lengths a rim point lies on the other's cap edge too) and their
 // exact depth, or as speculative contacts while they can reach it in this
-// step. ODE's cylinder-cylinder gives one point for them, and a pyramid of
+// step. ODE's cylinder-cylinder gave one point for them, and a pyramid of
 // three logs resting on it rolled apart (38 cm in 3 s with margin 0).
 // A point within dedup of one already made (the other's rim point at the
-// same end, for equal lengths) is left out. Replaces ODE's contacts in buf
-// (n of them) when it finds two points or more, or one where ODE found
-// none, and returns the count; otherwise -1: ODE's stand (axes not
-// parallel; coaxial or meeting cap to cap: the sides overlap less along
-// the axes than across them).
+// same end, for equal lengths) is left out. Replaces the n contacts in
+// buf with them when it finds two points or more, or one where n is 0,
+// and returns the count; otherwise -1, and collide.c makes the pair's
+// contacts from rim points both ways (tsr_solid_pair): an end of a
+// crossing axis is nearest, or the parallel ones are coaxial or meet cap
+// to cap (the sides overlap less along the axes than across them).
 #define TSR_SOLID_PARALLEL_COS 0.985
 int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom *buf, int n, int max,
                         double dedup);
