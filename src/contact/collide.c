@@ -871,7 +871,7 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
   else if (solid1 && t0 == dPlaneClass)
     n = tsr_solid_plane(&sx, o2, s1, o1, 0, c->max_per_pair, c->buf);
   else if (t0 == dCylinderClass && t1 == dCylinderClass)
-    n = 0;  // tsr_solid_cylinders and tsr_solid_pair below: ODE's (libccd) made contacts 32-40 cm deep
+    n = 0;  // tsr_solid_cylinders and tsr_solid_pair below (ODE's libccd made contacts 30-40 cm deep)
   else
     n = dCollide(o1, o2, c->max_per_pair, c->buf, sizeof *c->buf);
   // Speculative contacts of boxes and cylinders with each other, both ways
@@ -895,6 +895,12 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
       n = tsr_solid_cylinder_side(&sx, o1, s0, o2, s1, 1, c->buf, n, c->max_per_pair, dedup);
     else if (!ode && t1 == dCylinderClass && t0 == dBoxClass)
       n = tsr_solid_cylinder_side(&sx, o2, s1, o1, s0, 0, c->buf, n, c->max_per_pair, dedup);
+    // two cylinders none of whose points and sides found the other, yet
+    // overlapping (a centre inside the other): ODE's, rather than none
+    // two cylinders none of whose rim points, sides or crossings found the
+    // other, yet touching (a cap lying flat on the other's side): ODE's
+    if (!n && t0 == dCylinderClass && t1 == dCylinderClass)
+      n = dCollide(o1, o2, c->max_per_pair, c->buf, sizeof *c->buf);
   }
   if (t0 == dCapsuleClass && solid1)
     n = end_caps(c, o1, 1, o2, n, c->max_per_pair);

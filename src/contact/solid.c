@@ -478,12 +478,12 @@ static int crossing_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b
   return 1;
 }
 
-int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom *buf, int n, int max,
-                        double dedup) {
-  const dReal *Ra = dGeomGetRotation(a), *Rb = dGeomGetRotation(b);
-  if (fabs(Ra[2] * Rb[2] + Ra[6] * Rb[6] + Ra[10] * Rb[10]) < TSR_SOLID_PARALLEL_COS)
-    return max > 0 ? crossing_cylinders(x, a, sa, b, sb, buf) : -1;
-  dContactGeom pts[4];
+// Parallel cylinders a and b side by side (tsr_solid_cylinders): each
+// one's rim point toward the other's axis, within the other's length, into
+// pts (at most 4). Returns the count, or -1 when they are coaxial or meet
+// cap to cap.
+static int parallel_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom pts[4],
+                              double dedup) {
   int m = 0;
   for (int side = 0; side < 2; side++) {
     dGeomID g = side ? b : a, f = side ? a : b;
@@ -529,13 +529,69 @@ int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int 
       set_contact(&pts[m++], p, nrm, depth, g, f, g == a);
     }
   }
-  if (m < 2 && !(m == 1 && n == 0)) return -1;  // ODE's, and tsr_solid_pair's speculative points
-  // The rim points span the line along which the sides meet: ODE's
-  // points (one, somewhere on it) are left out.
+  return m;
+}
+
+// Rim points of two crossing cylinders where an end is nearest
+// (tsr_solid_cylinders): each rim's point nearest the other's axis, with
+// its exact signed distance to the other (cylinder_distance), a contact
+// when inside it or able to reach it in this step. Into pts (at most 4);
+// returns the count.
+static int rims_toward_axes(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom pts[4],
+                            double dedup) {
+  int m = 0;
+  for (int side = 0; side < 2; side++) {
+    dGeomID g = side ? b : a, f = side ? a : b;
+    const int gs = side ? sb : sa, fs = side ? sa : sb;
+    const dReal *og = dGeomGetPosition(g), *of = dGeomGetPosition(f), *Rg = dGeomGetRotation(g),
+                *Rf = dGeomGetRotation(f);
+    TsrVec3 ax[3];
+    for (int i = 0; i < 3; i++) ax[i] = tsr_v3(Rg[i], Rg[4 + i], Rg[8 + i]);
+    const TsrVec3 af = tsr_v3(Rf[2], Rf[6], Rf[10]), cf = tsr_v3(of[0], of[1], of[2]), cg = tsr_v3(og[0], og[1], og[2]);
+    dReal rg, lg;
+    dGeomCylinderGetParams(g, &rg, &lg);
+    for (int cap = 0; cap < 2; cap++) {
+      const TsrVec3 cr = tsr_v3_madd(cg, ax[2], (cap ? 0.5 : -0.5) * lg), dr = tsr_v3_sub(cr, cf);
+      TsrVec3 u = tsr_v3_madd(dr, af, -tsr_v3_dot(dr, af));
+      u = tsr_v3_madd(u, ax[2], -tsr_v3_dot(u, ax[2]));
+      double un = tsr_v3_norm(u);
+      if (!(un > 1e-9 * rg)) continue;
+      TsrVec3 p = tsr_v3_madd(cr, u, -rg / un), nrm;
+      double sd = cylinder_distance(f, p, tsr_v3_sub(cg, cf), &nrm);  // nrm from f toward p
+      if (sd > 0.0 && !(sd < point_reach(x, gs, g, ax, fs, nrm, p))) continue;
+      int near = 0;
+      for (int j = 0; j < m && !near; j++)
+        near = tsr_v3_norm(tsr_v3_sub(p, tsr_v3(pts[j].pos[0], pts[j].pos[1], pts[j].pos[2]))) < dedup;
+      if (!near) set_contact(&pts[m++], p, nrm, -sd, g, f, g == a);
+    }
+  }
+  return m;
+}
+
+int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom *buf, int n, int max,
+                        double dedup) {
+  if (max <= 0) return -1;
+  const dReal *Ra = dGeomGetRotation(a), *Rb = dGeomGetRotation(b);
+  dContactGeom pts[4];
+  int m = -1;
+  if (fabs(Ra[2] * Rb[2] + Ra[6] * Rb[6] + Ra[10] * Rb[10]) >= TSR_SOLID_PARALLEL_COS) {
+    m = parallel_cylinders(x, a, sa, b, sb, pts, dedup);
+    if (m < 0) return -1;  // coaxial or cap to cap: tsr_solid_pair's rim points
+    // none: a pair skewed by a few degrees may cross between its ends
+  }
+  if (m <= 0) {
+    int k = crossing_cylinders(x, a, sa, b, sb, buf);
+    if (k >= 0) return k;
+    m = rims_toward_axes(x, a, sa, b, sb, pts, dedup);
+    if (m == 0) return -1;
+  }
+  // The rim points span the line along which the sides meet (parallel), or
+  // hold the ends that meet (crossing): ODE's contacts are not used.
+  (void)n;
   sort_deepest_first(pts, m);
-  n = 0;
-  for (int k = 0; k < m && n < max; k++) buf[n++] = pts[k];
-  return n;
+  int out = 0;
+  for (int k = 0; k < m && out < max; k++) buf[out++] = pts[k];
+  return out;
 }
 
 int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, int g_first,

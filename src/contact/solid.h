@@ -99,27 +99,25 @@ int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, i
 int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, int g_first,
                             dContactGeom *buf, int n, int max, double dedup);
 
-// Two cylinders a and b (ODE's contacts for them are not made: its
-// libccd gave the crossing logs of a falling cylinder tower contacts
-// 30-40 cm deep with sideways normals, and threw them at 80 m/s). Crossing,
+// Two cylinders a and b (ODE's contacts for them are made only when
+// nothing here or in tsr_solid_pair finds the pair: its libccd gave the
+// crossing logs of a falling cylinder tower contacts 30-40 cm deep with
+// sideways normals, and threw them at 80 m/s). Parallel to within
+// TSR_SOLID_PARALLEL_COS (logs in a pile), they meet side to side along a
+// line: each one's rim point toward the other's axis, those within the
+// other's length, make the contacts, with the normal from the other's axis
+// (never a cap's: at equal lengths a rim point lies on the other's cap
+// edge too) and their exact depth, or as speculative contacts while they
+// can reach it in this step (ODE's one point let a pyramid of three logs
+// roll apart, 38 cm in 3 s with margin 0); a point within dedup of one
+// already made (the other's rim point at the same end) is left out.
+// Crossing (or parallel ones skewed so that neither rim point meets),
 // with the axes' closest points inside both axis segments, their sides
 // meet as capsules' would: one contact, depth r_a + r_b - d, normal along
-// the axes' common perpendicular (or speculative, while a's point can
-// reach b). Parallel to within TSR_SOLID_PARALLEL_COS (logs in a pile),
-// they meet side to side along a line: each one's rim points
-// toward the other's axis, those within the other's length, make the
-// contacts, with the normal from the other's axis (never a cap's: at
-// equal lengths a rim point lies on the other's cap edge too) and their
-// exact depth, or as speculative contacts while they can reach it in this
-// step. ODE's cylinder-cylinder gave one point for them, and a pyramid of
-// three logs resting on it rolled apart (38 cm in 3 s with margin 0).
-// A point within dedup of one already made (the other's rim point at the
-// same end, for equal lengths) is left out. Replaces the n contacts in
-// buf with them when it finds two points or more, or one where n is 0,
-// and returns the count; otherwise -1, and collide.c makes the pair's
-// contacts from rim points both ways (tsr_solid_pair): an end of a
-// crossing axis is nearest, or the parallel ones are coaxial or meet cap
-// to cap (the sides overlap less along the axes than across them).
+// the axes' common perpendicular (or speculative). Otherwise an end is
+// nearest: each rim's point nearest the other's axis, with its exact
+// distance. Returns the count, in place of the n contacts in buf, or -1:
+// coaxial, cap to cap, or nothing found (tsr_solid_pair's rim points).
 #define TSR_SOLID_PARALLEL_COS 0.985
 int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom *buf, int n, int max,
                         double dedup);
