@@ -15,8 +15,9 @@ scales the same tower to 256 logs.
 What we chose (the papers give no geometry):
   * logs: capsules of radius 0.1 m and 2.4 m between the cap centres (2.6 m
     long), mass 50 kg given explicitly (~630 kg/m^3, pine), inertia the
-    loader's solid-capsule default. Capsules, not cylinders: ODE collides
-    capsule-capsule with one point per crossing and two for parallel logs;
+    loader's solid-capsule default. Capsules, as when the scene was first
+    built (ODE's cylinder-cylinder then threw logs; `--shape cylinder` now
+    writes the same tower of cylinders, 2.4 m long);
   * the tower: log-cabin layers of 4 parallel logs 0.6 m apart, each layer
     crossing the one below at 90 degrees and resting on it at 16 crossing
     points: 40 layers, 8.0 m tall on a 2.6 m x 2.6 m footprint (256 logs: 64
@@ -120,8 +121,8 @@ def main(a):
             pos, q = (0.0, offs[j], zs[layer]), "[0.707106781, 0, 0.707106781, 0]"
         else:                # along y
             pos, q = (offs[j], 0.0, zs[layer]), "[0.707106781, 0.707106781, 0, 0]"
-        w("  - {name: log_%d, mass: %.1f, material: wood, shape: {type: capsule, radius: %g, length: %g}, "
-          "position: [%.4f, %.4f, %.4f], orientation: %s}" % (k, a.log_mass, r, a.length, *pos, q))
+        w("  - {name: log_%d, mass: %.1f, material: wood, shape: {type: %s, radius: %g, length: %g}, "
+          "position: [%.4f, %.4f, %.4f], orientation: %s}" % (k, a.log_mass, a.shape, r, a.length, *pos, q))
     w("  - name: box")
     w("    mass: %.1f" % a.box_mass)
     w("    material: stone")
@@ -143,7 +144,8 @@ if __name__ == "__main__":
     ap.add_argument("--name", default=None, help="model name (log_tower, or log_tower_N)")
     ap.add_argument("--per-layer", type=int, default=4)
     ap.add_argument("--radius", type=float, default=0.1)
-    ap.add_argument("--length", type=float, default=2.4, help="log length between cap centres, m")
+    ap.add_argument("--length", type=float, default=2.4, help="log length between cap centres (capsule) or ends, m")
+    ap.add_argument("--shape", choices=["capsule", "cylinder"], default="capsule", help="the logs' shape")
     ap.add_argument("--spacing", type=float, default=0.6, help="distance between the logs of a layer, m")
     ap.add_argument("--log-mass", type=float, default=50.0)
     ap.add_argument("--box-mass", type=float, default=2500.0)

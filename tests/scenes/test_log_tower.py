@@ -13,13 +13,21 @@ Physical truths checked:
     ball-log contact no log moves more than 2 mm, and none more than 3 cm
     from its start (the generator starts the logs pre-compressed);
   * contact penetration stays small: under 2 cm over the whole run (the
-    contact depth of every frame; the ball and box included);
+    contact depth of every frame; the ball and box included; 3 cm for
+    cylinders, below);
   * the ball transfers momentum: it loses at least 40 % of its forward speed,
     and the logs of the two bottom layers on its side (x < 0) are pushed
     forward by 10 cm or more.
 
-Usage: TSR_TESSERA=build/tessera TSR_EXAMPLES=examples python3 test_log_tower.py [SOLVER]
-(SOLVER: schur-bpp unless TSR_SOLVER says otherwise; TSR_EXAMPLES defaults to
+With SHAPE = cylinder the logs are cylinders (`gen_log_tower.py --shape
+cylinder`), and the same truths hold: before the contacts of two cylinders
+were made without ODE's cylinder-cylinder (src/contact/solid.c), this tower
+threw logs at 62 m/s, went 25 cm deep and moved its logs 2.9 m before the
+ball arrived.
+
+Usage: TSR_TESSERA=build/tessera TSR_EXAMPLES=examples python3 test_log_tower.py [SOLVER [SHAPE]]
+(SOLVER: schur-bpp unless TSR_SOLVER says otherwise; SHAPE: capsule or
+cylinder, capsule by default; TSR_EXAMPLES defaults to
 TSR_SOURCE_ROOT/examples, then ../../examples.)
 """
 import os
@@ -32,11 +40,12 @@ import h5py  # noqa: E402 (scene_check skips when it is missing)
 import numpy as np  # noqa: E402
 
 SOLVER = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("TSR_SOLVER", "schur-bpp")
+SHAPE = sys.argv[2] if len(sys.argv) > 2 else "capsule"
 
 
 with tempfile.TemporaryDirectory() as tmp:
     model = os.path.join(tmp, "tower48.yaml")
-    generate("gen_log_tower.py", model, "--logs", 48, "--ball-distance", 2.0, "--duration", 1.5)
+    generate("gen_log_tower.py", model, "--logs", 48, "--ball-distance", 2.0, "--duration", 1.5, "--shape", SHAPE)
     out = os.path.join(tmp, "tower48.h5")
     run_tessera(model, out, "--solver", SOLVER, "--threads", 1)
     with h5py.File(out, "r") as f:
@@ -78,7 +87,11 @@ if hit:
     push = (x[-1, base, 0] - x[0, base, 0]).max()
     check(push > 0.10, "base logs on the ball's side pushed forward: max %.3f m > 0.10 m" % push)
 pen = depth.max() if len(depth) else 0.0
-check(pen < 0.02, "max contact penetration %.4f m < 2 cm" % pen)
+# Cylinders meet at rim points, and the deepest point of a rim moves along
+# it between steps as a falling log turns (1.97 cm measured, log on log):
+# 3 cm, against 25 cm before; capsules' round ends, 2 cm.
+pen_max = 0.03 if SHAPE == "cylinder" else 0.02
+check(pen < pen_max, "max contact penetration %.4f m < %g cm" % (pen, 100 * pen_max))
 print("info: %d steps, %d not converged, max MLCP error %.2e" % (len(conv), int((conv == 0).sum()), err.max()))
 print("%d checks failed" % len(failures))
 finish()
