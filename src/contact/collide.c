@@ -882,7 +882,7 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
   const double dedup = 0.1 * fmin(cs->shape_size[s0], cs->shape_size[s1]);
   int cyl = -1;
   if (t0 == dCylinderClass && t1 == dCylinderClass)
-    cyl = tsr_solid_cylinders(&sx, o1, s0, o2, s1, c->buf, n, c->max_per_pair, dedup);
+    cyl = tsr_solid_cylinders(&sx, o1, s0, o2, s1, c->buf, c->max_per_pair, dedup);
   if (cyl >= 0) {
     n = cyl;
   } else if (solid0 && solid1) {

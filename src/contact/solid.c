@@ -568,7 +568,7 @@ static int rims_toward_axes(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, 
   return m;
 }
 
-int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom *buf, int n, int max,
+int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom *buf, int max,
                         double dedup) {
   if (max <= 0) return -1;
   const dReal *Ra = dGeomGetRotation(a), *Rb = dGeomGetRotation(b);
@@ -587,7 +587,6 @@ int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int 
   }
   // The rim points span the line along which the sides meet (parallel), or
   // hold the ends that meet (crossing): ODE's contacts are not used.
-  (void)n;
   sort_deepest_first(pts, m);
   int out = 0;
   for (int k = 0; k < m && out < max; k++) buf[out++] = pts[k];

@@ -116,10 +116,10 @@ int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID 
 // meet as capsules' would: one contact, depth r_a + r_b - d, normal along
 // the axes' common perpendicular (or speculative). Otherwise an end is
 // nearest: each rim's point nearest the other's axis, with its exact
-// distance. Returns the count, in place of the n contacts in buf, or -1:
+// distance. Returns the count, in place of any contacts in buf, or -1:
 // coaxial, cap to cap, or nothing found (tsr_solid_pair's rim points).
 #define TSR_SOLID_PARALLEL_COS 0.985
-int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom *buf, int n, int max,
+int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom *buf, int max,
                         double dedup);
 
 #endif
