@@ -878,7 +878,8 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
   // round (each one's corners or rim points against the other), the second
   // leaving out the points the first made (within a tenth of the smaller
   // shape: the corners of two stacked boxes coincide); then crossing edges
-  // of two boxes that do not touch. Parallel cylinders have their own.
+  // of two boxes, or a cylinder's side against a box, that do not touch.
+  // Two cylinders have their own (tsr_solid_cylinders) before those.
   const double dedup = 0.1 * fmin(cs->shape_size[s0], cs->shape_size[s1]);
   int cyl = -1;
   if (t0 == dCylinderClass && t1 == dCylinderClass)
@@ -895,8 +896,6 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
       n = tsr_solid_cylinder_side(&sx, o1, s0, o2, s1, 1, c->buf, n, c->max_per_pair, dedup);
     else if (!ode && t1 == dCylinderClass && t0 == dBoxClass)
       n = tsr_solid_cylinder_side(&sx, o2, s1, o1, s0, 0, c->buf, n, c->max_per_pair, dedup);
-    // two cylinders none of whose points and sides found the other, yet
-    // overlapping (a centre inside the other): ODE's, rather than none
     // two cylinders none of whose rim points, sides or crossings found the
     // other, yet touching (a cap lying flat on the other's side): ODE's
     if (!n && t0 == dCylinderClass && t1 == dCylinderClass)

@@ -5,8 +5,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 // The points of a box (its eight corners) or of a cylinder (four on each
 // rim, 90 degrees apart, from the rim's lowest along -n) that can first
@@ -50,9 +48,10 @@ static TsrVec3 axial_spin(const TsrSolidCtx *x, int shape, TsrVec3 a) {
 // h times p's velocity along -n relative to the other's material point
 // there, plus |g| h^2 (as a sphere's inflation: the tolerance that makes
 // shapes resting exactly on one another touch whatever the rounding), at
-// most the two shapes' sweep margins (a fixed shape's is 0). A cylinder's spin about its own axis
-// (ax[2]) only moves points along its rims, never below a rim's lowest
-// point, so it is left out. 0 when neither shape moves.
+// most the two shapes' sweep margins (a fixed shape's is 0). A cylinder's
+// spin about its own axis (ax[2]) only moves points along its rims, never
+// below a rim's lowest point, so it is left out. 0 when neither shape
+// moves.
 static double point_reach(const TsrSolidCtx *x, int shape, dGeomID g, const TsrVec3 ax[3], int other, TsrVec3 n,
                           TsrVec3 p) {
   const TsrBodies *b = x->b;
@@ -207,9 +206,8 @@ static double solid_distance(dGeomID f, TsrVec3 p, TsrVec3 hint, TsrVec3 *normal
 // dir, from f toward g's centre), when p lies level with f, under that
 // face's plane, and beside f's rectangle there, each by at most `window`
 // (deeper, a corner beside a box in a pile got the depth of half the
-// box and was thrown at 80 m/s):
-// returns p's signed distance from the plane (< 0) with that normal; NAN
-// otherwise. A box or log exactly as long as f is wide, slid by 0.5 mm,
+// box and was thrown at 80 m/s): returns p's signed distance from the
+// plane (< 0) with that normal; NAN otherwise. A box or log exactly as long as f is wide, slid by 0.5 mm,
 // has its corners or rim points just beside f; their closest points on f
 // are on its side faces, and the side normals held nothing up (a 2.4 m
 // box on 2.4 m logs sank into them and was thrown 1.3 m), while the logs'
@@ -446,8 +444,7 @@ int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, i
 // the line of the closest points, depth r_a + r_b - their distance, or a
 // speculative one while a's point can reach b in this step. Returns the
 // count (0 or 1), or -1 when a closest point is an end (a rim or cap is
-// involved: ODE's). ODE's cylinder-cylinder (libccd) gave crossing logs of
-// a falling cylinder tower contacts 32 cm deep with sideways normals.
+// involved: rims_toward_axes).
 static int crossing_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom *buf) {
   const dReal *oa = dGeomGetPosition(a), *ob = dGeomGetPosition(b), *Ra = dGeomGetRotation(a),
               *Rb = dGeomGetRotation(b);
