@@ -549,6 +549,16 @@ static void segment_in_box(dGeomID cap, dGeomID box, double a[3], double d[3], d
   }
 }
 
+// Signed distance to the box (half sizes L, its frame) of the point a + t d.
+typedef struct {
+  const double *L, *a, *d;
+} SegmentInBox;
+static double segment_box_distance(double t, const void *ctx) {
+  const SegmentInBox *s = ctx;
+  const double p[3] = {s->a[0] + t * s->d[0], s->a[1] + t * s->d[1], s->a[2] + t * s->d[2]};
+  return box_signed_distance(s->L, p);
+}
+
 // The capsule's core point against a box: the point of the capsule's segment
 // with the least signed distance to the box, collided as a sphere of the
 // capsule's radius. Outside the box this is ODE's own capsule-box contact
@@ -561,7 +571,7 @@ static void segment_in_box(dGeomID cap, dGeomID box, double a[3], double d[3], d
 // sphere's centre is then inside the box and ODE's sphere-box gives the
 // nearest face and the depth to it, which are well defined. The signed
 // distance to a convex set is convex along the segment, so a golden-section
-// search finds its minimum; where it is flat (a segment parallel to a face)
+// search finds its minimum (tsr_contact_convex_min); where it is flat (a segment parallel to a face)
 // the point snaps to an end, which end_caps then drops as a duplicate of
 // that end's cap. Returns 1 with the contact in *g (g1 = the sphere), or 0.
 static int capsule_box_core(TsrCollider *c, dGeomID cap, dGeomID box, dContactGeom *g) {
@@ -570,26 +580,8 @@ static int capsule_box_core(TsrCollider *c, dGeomID cap, dGeomID box, dContactGe
   const dReal *p = dGeomGetPosition(cap), *R = dGeomGetRotation(cap);
   double a[3], d[3], ctr[3], u[3], L[3];
   segment_in_box(cap, box, a, d, ctr, u, L);
-#define SD_AT(t) (box_signed_distance(L, (double[3]){a[0] + (t)*d[0], a[1] + (t)*d[1], a[2] + (t)*d[2]}))
-  const double phi = 0.6180339887498949;
-  double lo = 0.0, hi = 1.0, t1 = hi - phi * (hi - lo), t2 = lo + phi * (hi - lo);
-  double f1 = SD_AT(t1), f2 = SD_AT(t2);
-  for (int it = 0; it < 60; it++) {
-    if (f1 <= f2) {
-      hi = t2, t2 = t1, f2 = f1;
-      t1 = hi - phi * (hi - lo), f1 = SD_AT(t1);
-    } else {
-      lo = t1, t1 = t2, f1 = f2;
-      t2 = lo + phi * (hi - lo), f2 = SD_AT(t2);
-    }
-  }
-  double t = f1 <= f2 ? t1 : t2, f = fmin(f1, f2);
-  const double tol = 1e-9 * (1.0 + len);
-  if (SD_AT(0.0) <= f + tol)
-    t = 0.0;
-  else if (SD_AT(1.0) <= f + tol)
-    t = 1.0;
-#undef SD_AT
+  const SegmentInBox seg = {L, a, d};
+  const double t = tsr_contact_convex_min(segment_box_distance, &seg, 1e-9 * (1.0 + len));
   dGeomSphereSetRadius(c->end_sphere, r);
   double at[3];  // as segment_in_box's start + t (length x axis), in the world
   for (int i = 0; i < 3; i++) {

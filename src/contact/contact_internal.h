@@ -44,6 +44,29 @@ static inline double tsr_contact_bounding_radius(const TsrShapeDef *s, double gr
   return 0.0;
 }
 
+// The least of a convex function f on [0, 1] (a signed distance to a
+// convex set along a segment) by golden-section search, 60 steps (to
+// rounding). Returns its argument, snapped to an end whose value is within
+// tol of the least (where f is flat: a segment parallel to a face).
+static inline double tsr_contact_convex_min(double (*f)(double t, const void *ctx), const void *ctx, double tol) {
+  const double phi = 0.6180339887498949;
+  double lo = 0.0, hi = 1.0, t1 = hi - phi * (hi - lo), t2 = lo + phi * (hi - lo);
+  double f1 = f(t1, ctx), f2 = f(t2, ctx);
+  for (int it = 0; it < 60; it++) {
+    if (f1 <= f2) {
+      hi = t2, t2 = t1, f2 = f1;
+      t1 = hi - phi * (hi - lo), f1 = f(t1, ctx);
+    } else {
+      lo = t1, t1 = t2, f1 = f2;
+      t2 = lo + phi * (hi - lo), f2 = f(t2, ctx);
+    }
+  }
+  const double least = fmin(f1, f2);
+  if (f(0.0, ctx) <= least + tol) return 0.0;
+  if (f(1.0, ctx) <= least + tol) return 1.0;
+  return f1 <= f2 ? t1 : t2;
+}
+
 // Velocity of body k's material point at world point p ([6] linear, angular
 // of v; zero for fixed bodies).
 static inline TsrVec3 tsr_contact_point_velocity(const TsrBodies *b, const double *v6, int k, TsrVec3 p) {

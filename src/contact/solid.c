@@ -475,6 +475,28 @@ static int crossing_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b
   return 1;
 }
 
+// One way round of a cylinder pair (a, b): side 0 is a's points against b,
+// side 1 b's against a.
+typedef struct {
+  dGeomID g, f;
+  int gs, fs;                 // their shapes
+  TsrVec3 ax[3], af, cf, cg;  // g's axes, f's axis and centre, g's centre
+  double rg, lg, rf, lf;      // radii and lengths (as grown by the margin)
+} CylSide;
+
+static void cyl_side(dGeomID a, int sa, dGeomID b, int sb, int side, CylSide *c) {
+  c->g = side ? b : a, c->f = side ? a : b;
+  c->gs = side ? sb : sa, c->fs = side ? sa : sb;
+  const dReal *og = dGeomGetPosition(c->g), *of = dGeomGetPosition(c->f), *Rg = dGeomGetRotation(c->g),
+              *Rf = dGeomGetRotation(c->f);
+  for (int i = 0; i < 3; i++) c->ax[i] = tsr_v3(Rg[i], Rg[4 + i], Rg[8 + i]);
+  c->af = tsr_v3(Rf[2], Rf[6], Rf[10]), c->cf = tsr_v3(of[0], of[1], of[2]), c->cg = tsr_v3(og[0], og[1], og[2]);
+  dReal rg, lg, rf, lf;
+  dGeomCylinderGetParams(c->g, &rg, &lg);
+  dGeomCylinderGetParams(c->f, &rf, &lf);
+  c->rg = rg, c->lg = lg, c->rf = rf, c->lf = lf;
+}
+
 // Parallel cylinders a and b side by side (tsr_solid_cylinders): each
 // one's rim point toward the other's axis, within the other's length, into
 // pts (at most 4). Returns the count, or -1 when they are coaxial or meet
@@ -483,20 +505,16 @@ static int parallel_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b
                               double dedup) {
   int m = 0;
   for (int side = 0; side < 2; side++) {
-    dGeomID g = side ? b : a, f = side ? a : b;
-    const int gs = side ? sb : sa, fs = side ? sa : sb;
-    const dReal *og = dGeomGetPosition(g), *of = dGeomGetPosition(f), *Rg = dGeomGetRotation(g),
-                *Rf = dGeomGetRotation(f);
-    TsrVec3 ax[3];
-    for (int i = 0; i < 3; i++) ax[i] = tsr_v3(Rg[i], Rg[4 + i], Rg[8 + i]);
-    const TsrVec3 af = tsr_v3(Rf[2], Rf[6], Rf[10]), cf = tsr_v3(of[0], of[1], of[2]);
-    dReal rg, lg, rf, lf;
-    dGeomCylinderGetParams(g, &rg, &lg);
-    dGeomCylinderGetParams(f, &rf, &lf);
+    CylSide c;
+    cyl_side(a, sa, b, sb, side, &c);
+    const dGeomID g = c.g, f = c.f;
+    const int gs = c.gs, fs = c.fs;
+    const TsrVec3 *ax = c.ax, af = c.af, cf = c.cf;
+    const double rg = c.rg, lg = c.lg, rf = c.rf, lf = c.lf;
     // g's centre from f's axis: on it (coaxial, end to end), or sides that
     // overlap along the axes less than they do across them (the caps meet
     // first: the smaller push is along the axes), ODE's cap contacts are right
-    const TsrVec3 cg = tsr_v3(og[0], og[1], og[2]), d = tsr_v3_sub(cg, cf);
+    const TsrVec3 cg = c.cg, d = tsr_v3_sub(cg, cf);
     const double tc = tsr_v3_dot(d, af), reach_t = 0.5 * lg * fabs(tsr_v3_dot(ax[2], af));
     const double along = fmin(tc + reach_t, 0.5 * lf) - fmax(tc - reach_t, -0.5 * lf);
     const double across = rf + rg - tsr_v3_norm(tsr_v3_madd(d, af, -tc));
@@ -538,15 +556,12 @@ static int rims_toward_axes(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, 
                             double dedup) {
   int m = 0;
   for (int side = 0; side < 2; side++) {
-    dGeomID g = side ? b : a, f = side ? a : b;
-    const int gs = side ? sb : sa, fs = side ? sa : sb;
-    const dReal *og = dGeomGetPosition(g), *of = dGeomGetPosition(f), *Rg = dGeomGetRotation(g),
-                *Rf = dGeomGetRotation(f);
-    TsrVec3 ax[3];
-    for (int i = 0; i < 3; i++) ax[i] = tsr_v3(Rg[i], Rg[4 + i], Rg[8 + i]);
-    const TsrVec3 af = tsr_v3(Rf[2], Rf[6], Rf[10]), cf = tsr_v3(of[0], of[1], of[2]), cg = tsr_v3(og[0], og[1], og[2]);
-    dReal rg, lg;
-    dGeomCylinderGetParams(g, &rg, &lg);
+    CylSide c;
+    cyl_side(a, sa, b, sb, side, &c);
+    const dGeomID g = c.g, f = c.f;
+    const int gs = c.gs, fs = c.fs;
+    const TsrVec3 *ax = c.ax, af = c.af, cf = c.cf, cg = c.cg;
+    const double rg = c.rg, lg = c.lg;
     for (int cap = 0; cap < 2; cap++) {
       const TsrVec3 cr = tsr_v3_madd(cg, ax[2], (cap ? 0.5 : -0.5) * lg), dr = tsr_v3_sub(cr, cf);
       TsrVec3 u = tsr_v3_madd(dr, af, -tsr_v3_dot(dr, af));
@@ -590,6 +605,19 @@ int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int 
   return out;
 }
 
+// Signed distance to box f of the point a0 + t len axis (tsr_solid_cylinder_side).
+typedef struct {
+  dGeomID f;
+  TsrVec3 a0, axis;
+  double len;
+  TsrVec3 hint;
+} AxisToBox;
+static double axis_box_distance(double t, const void *ctx) {
+  const AxisToBox *s = ctx;
+  TsrVec3 nrm;
+  return box_distance(s->f, tsr_v3_madd(s->a0, s->axis, t * s->len), s->hint, &nrm);
+}
+
 int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, int g_first,
                             dContactGeom *buf, int n, int max, double dedup) {
   if (n >= max) return n;
@@ -602,29 +630,16 @@ int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID 
   TsrVec3 ax[3];
   for (int i = 0; i < 3; i++) ax[i] = tsr_v3(R[i], R[4 + i], R[8 + i]);
   const TsrVec3 a0 = tsr_v3_madd(tsr_v3(o[0], o[1], o[2]), ax[2], -0.5 * len), hint = ax[0];
-  // The signed distance to a convex set is convex along the axis: a
-  // golden-section search finds its least (as capsule_box_core in collide.c).
+  // The signed distance to a convex set is convex along the axis
+  // (tsr_contact_convex_min); at an end (a rim is nearest: tsr_solid_pair's
+  // points), or flat along the axis (lying on a face: the rim points hold
+  // it), nothing here.
+  const AxisToBox at = {f, a0, ax[2], len, hint};
+  const double t = tsr_contact_convex_min(axis_box_distance, &at, 1e-9 * (1.0 + len));
+  if (t == 0.0 || t == 1.0) return n;
   TsrVec3 nrm;
-#define SD_AT(t) box_distance(f, tsr_v3_madd(a0, ax[2], (t)*len), hint, &nrm)
-  const double phi = 0.6180339887498949;
-  double lo = 0.0, hi = 1.0, t1 = hi - phi * (hi - lo), t2 = lo + phi * (hi - lo);
-  double f1 = SD_AT(t1), f2 = SD_AT(t2);
-  for (int it = 0; it < 60; it++) {
-    if (f1 <= f2) {
-      hi = t2, t2 = t1, f2 = f1;
-      t1 = hi - phi * (hi - lo), f1 = SD_AT(t1);
-    } else {
-      lo = t1, t1 = t2, f1 = f2;
-      t2 = lo + phi * (hi - lo), f2 = SD_AT(t2);
-    }
-  }
-  const double t = f1 <= f2 ? t1 : t2, tol = 1e-9 * (1.0 + len);
-  // at an end (a rim is nearest: tsr_solid_pair's points), or flat along
-  // the axis (lying on a face: the rim points hold it)
-  if (SD_AT(0.0) <= fmin(f1, f2) + tol || SD_AT(1.0) <= fmin(f1, f2) + tol) return n;
   const TsrVec3 c = tsr_v3_madd(a0, ax[2], t * len);
   const double d = box_distance(f, c, hint, &nrm);
-#undef SD_AT
   // the side's point nearest f: along -nrm less its axial part
   TsrVec3 u = tsr_v3_madd(nrm, ax[2], -tsr_v3_dot(nrm, ax[2]));
   double un = tsr_v3_norm(u);
