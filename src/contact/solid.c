@@ -497,6 +497,19 @@ static void cyl_side(dGeomID a, int sa, dGeomID b, int sb, int side, CylSide *c)
   c->rg = rg, c->lg = lg, c->rf = rf, c->lf = lf;
 }
 
+// The point of g's rim `cap` (0: at -len/2) nearest f's axis line: from
+// the rim's centre against the direction from f's axis to it, less g's
+// axial part. Returns 0 when the rim's centre lies on f's axis (coaxial).
+static int rim_toward_axis(const CylSide *c, int cap, TsrVec3 *p) {
+  const TsrVec3 cr = tsr_v3_madd(c->cg, c->ax[2], (cap ? 0.5 : -0.5) * c->lg), dr = tsr_v3_sub(cr, c->cf);
+  TsrVec3 u = tsr_v3_madd(dr, c->af, -tsr_v3_dot(dr, c->af));
+  u = tsr_v3_madd(u, c->ax[2], -tsr_v3_dot(u, c->ax[2]));
+  const double un = tsr_v3_norm(u);
+  if (!(un > 1e-9 * (c->rf + c->rg))) return 0;
+  *p = tsr_v3_madd(cr, u, -c->rg / un);
+  return 1;
+}
+
 // Parallel cylinders a and b side by side (tsr_solid_cylinders): each
 // one's rim point toward the other's axis, within the other's length, into
 // pts (at most 4). Returns the count, or -1 when they are coaxial or meet
@@ -520,14 +533,8 @@ static int parallel_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b
     const double across = rf + rg - tsr_v3_norm(tsr_v3_madd(d, af, -tc));
     if (!(along > across) || !(across < rf + rg)) return -1;
     for (int cap = 0; cap < 2; cap++) {
-      // the rim's point toward f: from the rim's centre, against the
-      // direction from f's axis to it, less g's axial part
-      const TsrVec3 cr = tsr_v3_madd(cg, ax[2], (cap ? 0.5 : -0.5) * lg), dr = tsr_v3_sub(cr, cf);
-      TsrVec3 u = tsr_v3_madd(dr, af, -tsr_v3_dot(dr, af));
-      u = tsr_v3_madd(u, ax[2], -tsr_v3_dot(u, ax[2]));
-      double un = tsr_v3_norm(u);
-      if (!(un > 1e-9 * (rf + rg))) continue;
-      TsrVec3 p = tsr_v3_madd(cr, u, -rg / un);
+      TsrVec3 p;
+      if (!rim_toward_axis(&c, cap, &p)) continue;
       TsrVec3 e = tsr_v3_sub(p, cf);
       double t = tsr_v3_dot(e, af);
       if (fabs(t) > 0.5 * lf) continue;  // beyond f's end: f's own rim point covers the overlap there
@@ -558,19 +565,12 @@ static int rims_toward_axes(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, 
   for (int side = 0; side < 2; side++) {
     CylSide c;
     cyl_side(a, sa, b, sb, side, &c);
-    const dGeomID g = c.g, f = c.f;
-    const int gs = c.gs, fs = c.fs;
-    const TsrVec3 *ax = c.ax, af = c.af, cf = c.cf, cg = c.cg;
-    const double rg = c.rg, lg = c.lg;
     for (int cap = 0; cap < 2; cap++) {
-      const TsrVec3 cr = tsr_v3_madd(cg, ax[2], (cap ? 0.5 : -0.5) * lg), dr = tsr_v3_sub(cr, cf);
-      TsrVec3 u = tsr_v3_madd(dr, af, -tsr_v3_dot(dr, af));
-      u = tsr_v3_madd(u, ax[2], -tsr_v3_dot(u, ax[2]));
-      double un = tsr_v3_norm(u);
-      if (!(un > 1e-9 * rg)) continue;
-      TsrVec3 p = tsr_v3_madd(cr, u, -rg / un), nrm;
-      double sd = cylinder_distance(f, p, tsr_v3_sub(cg, cf), &nrm);  // nrm from f toward p
-      if (sd > 0.0 && !(sd < point_reach(x, gs, g, ax, fs, nrm, p))) continue;
+      TsrVec3 p, nrm;
+      if (!rim_toward_axis(&c, cap, &p)) continue;
+      const dGeomID g = c.g, f = c.f;
+      double sd = cylinder_distance(f, p, tsr_v3_sub(c.cg, c.cf), &nrm);  // nrm from f toward p
+      if (sd > 0.0 && !(sd < point_reach(x, c.gs, g, c.ax, c.fs, nrm, p))) continue;
       int near = 0;
       for (int j = 0; j < m && !near; j++)
         near = tsr_v3_norm(tsr_v3_sub(p, tsr_v3(pts[j].pos[0], pts[j].pos[1], pts[j].pos[2]))) < dedup;
