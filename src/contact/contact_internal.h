@@ -67,12 +67,12 @@ static inline double tsr_contact_convex_min(double (*f)(double t, const void *ct
   return f1 <= f2 ? t1 : t2;
 }
 
-// Velocity of body k's material point at world point p ([6] linear, angular
-// of v; zero for fixed bodies).
-static inline TsrVec3 tsr_contact_point_velocity(const TsrBodies *b, const double *v6, int k, TsrVec3 p) {
+// Velocity of body k's material point at r from its centre of mass, from
+// the velocity array v6 ([6] linear, angular per body); zero for fixed
+// bodies.
+static inline TsrVec3 tsr_contact_point_velocity(const TsrBodies *b, const double *v6, int k, TsrVec3 r) {
   if (b->fixed[k]) return tsr_v3(0, 0, 0);
   const double *v = &v6[6 * k];
-  TsrVec3 r = tsr_v3_sub(p, b->x[k]);
   return tsr_v3_add(tsr_v3(v[0], v[1], v[2]), tsr_v3_cross(tsr_v3(v[3], v[4], v[5]), r));
 }
 

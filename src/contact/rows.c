@@ -96,12 +96,6 @@ int tsr_contact_materials(TsrContacts *cs, const TsrModel *m) {
   return 0;
 }
 
-static TsrVec3 array_velocity(const TsrBodies *b, const double *v6, int k, TsrVec3 r) {
-  if (b->fixed[k]) return tsr_v3(0, 0, 0);
-  const double *v = &v6[6 * k];
-  return tsr_v3_add(tsr_v3(v[0], v[1], v[2]), tsr_v3_cross(tsr_v3(v[3], v[4], v[5]), r));
-}
-
 // (r x t)^T I^-1 (r x t) + 1/m for a moving body.
 static double inv_eff_mass(const TsrBodies *b, int k, TsrVec3 r, TsrVec3 t) {
   if (b->fixed[k] || b->inv_mass[k] <= 0.0) return 0.0;
@@ -176,7 +170,7 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
     rn->violation = g;
 
     // Friction bound: the matched contact's lambda_n, else an estimate.
-    TsrVec3 vf_rel = tsr_v3_sub(array_velocity(b, v_free, b0, c->r[0]), array_velocity(b, v_free, b1, c->r[1]));
+    TsrVec3 vf_rel = tsr_v3_sub(tsr_contact_point_velocity(b, v_free, b0, c->r[0]), tsr_contact_point_velocity(b, v_free, b1, c->r[1]));
     c->estimated = c->match < 0;
     if (!c->estimated) {
       c->bound_normal = fmax(cs->prev[c->match].impulse[0], 0.0);
@@ -239,7 +233,7 @@ double tsr_contact_penetration(const TsrContacts *cs, const TsrBodies *b, const 
   for (int i = 0; i < cs->n; i++) {
     const TsrContact *c = &cs->c[i];
     TsrVec3 v =
-        tsr_v3_sub(array_velocity(b, v_new, c->body[0], c->r[0]), array_velocity(b, v_new, c->body[1], c->r[1]));
+        tsr_v3_sub(tsr_contact_point_velocity(b, v_new, c->body[0], c->r[0]), tsr_contact_point_velocity(b, v_new, c->body[1], c->r[1]));
     double d = c->depth - h * tsr_v3_dot(c->normal, v);
     if (d > worst) worst = d;
   }
