@@ -6,13 +6,49 @@
 #include <math.h>
 #include <string.h>
 
+// A geom's position, and its axes (the columns of ODE's 3x4 row-major
+// rotation).
+static TsrVec3 geom_pos(dGeomID g) {
+  const dReal *o = dGeomGetPosition(g);
+  return tsr_v3(o[0], o[1], o[2]);
+}
+
+static void geom_axes(dGeomID g, TsrVec3 ax[3]) {
+  const dReal *R = dGeomGetRotation(g);
+  for (int i = 0; i < 3; i++) ax[i] = tsr_v3(R[i], R[4 + i], R[8 + i]);
+}
+
+// How far shapes s0 and s1 can close in on each other in this step: the
+// sum of their sweep margins, a fixed shape's being 0.
+static double pair_motion(const TsrSolidCtx *x, int s0, int s1) {
+  const TsrBodies *b = x->b;
+  return (b->fixed[x->m->shapes[s0].body] ? 0.0 : x->extra[s0]) +
+         (b->fixed[x->m->shapes[s1].body] ? 0.0 : x->extra[s1]);
+}
+
+// Whether p lies within d of one of the n contacts in buf.
+static int near_any(const dContactGeom *buf, int n, TsrVec3 p, double d) {
+  for (int j = 0; j < n; j++)
+    if (tsr_v3_norm(tsr_v3_sub(tsr_v3(buf[j].pos[0], buf[j].pos[1], buf[j].pos[2]), p)) < d) return 1;
+  return 0;
+}
+
+// The face pair of a box (axes u) most nearly along dir, with in *sgn the
+// side of it that dir points to.
+static int face_toward(const TsrVec3 u[3], TsrVec3 dir, double *sgn) {
+  int face = 0;
+  for (int i = 1; i < 3; i++)
+    if (fabs(tsr_v3_dot(dir, u[i])) > fabs(tsr_v3_dot(dir, u[face]))) face = i;
+  *sgn = tsr_v3_dot(dir, u[face]) < 0.0 ? -1.0 : 1.0;
+  return face;
+}
+
 // The points of a box (its eight corners) or of a cylinder (four on each
 // rim, 90 degrees apart, from the rim's lowest along -n) that can first
 // touch a surface whose outward normal is n; ax: the shape's axes.
 static int solid_points(dGeomID g, TsrVec3 n, TsrVec3 ax[3], TsrVec3 p[8]) {
-  const dReal *o = dGeomGetPosition(g), *R = dGeomGetRotation(g);  // 3x4 row-major: column i is axis i
-  TsrVec3 ctr = tsr_v3(o[0], o[1], o[2]);
-  for (int i = 0; i < 3; i++) ax[i] = tsr_v3(R[i], R[4 + i], R[8 + i]);
+  const TsrVec3 ctr = geom_pos(g);
+  geom_axes(g, ax);
   int np = 0;
   if (dGeomGetClass(g) == dBoxClass) {
     dVector3 side;
@@ -64,8 +100,7 @@ static double point_reach(const TsrSolidCtx *x, int shape, dGeomID g, const TsrV
   // less the spin about a cylinder's own axis through its centre (the
   // centre itself moves with the whole w: a wheel that is part of a
   // compound body orbits its origin)
-  const dReal *o = dGeomGetPosition(g);
-  vp = tsr_v3_sub(vp, tsr_v3_cross(axial_spin(x, shape, ax[2]), tsr_v3_sub(p, tsr_v3(o[0], o[1], o[2]))));
+  vp = tsr_v3_sub(vp, tsr_v3_cross(axial_spin(x, shape, ax[2]), tsr_v3_sub(p, geom_pos(g))));
   if (other_moves) {
     int ob = x->m->shapes[other].body;
     vp = tsr_v3_sub(vp, tsr_contact_state_velocity(b, ob, tsr_v3_sub(p, b->x[ob])));
@@ -79,10 +114,11 @@ double tsr_solid_reach(const TsrSolidCtx *x, int shape, dGeomID g) {
   const double bound = x->extra[shape];
   if (s->type != TSR_SHAPE_CYLINDER || !(bound > 0.0)) return bound;
   const TsrBodies *b = x->b;
-  const dReal *R = dGeomGetRotation(g), *o = dGeomGetPosition(g);
-  TsrVec3 w = tsr_v3_sub(b->w[s->body], axial_spin(x, shape, tsr_v3(R[2], R[6], R[10])));
+  TsrVec3 ax[3];
+  geom_axes(g, ax);
+  TsrVec3 w = tsr_v3_sub(b->w[s->body], axial_spin(x, shape, ax[2]));
   // the centre moves with the whole w (a compound's wheel orbits its origin)
-  TsrVec3 vc = tsr_contact_state_velocity(b, s->body, tsr_v3_sub(tsr_v3(o[0], o[1], o[2]), b->x[s->body]));
+  TsrVec3 vc = tsr_contact_state_velocity(b, s->body, tsr_v3_sub(geom_pos(g), b->x[s->body]));
   double h = x->m->settings.step;
   double e = h * (tsr_v3_norm(vc) + tsr_v3_norm(x->m->settings.gravity) * h +
                   tsr_v3_norm(w) * hypot(s->params[0], 0.5 * s->params[1]));  // its bounding radius
@@ -135,14 +171,13 @@ int tsr_solid_plane(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID plane, i
 // nearly along `hint` (the direction from f to the other shape): the first
 // face found, a side, let a stacked box fall a step.
 static double box_distance(dGeomID f, TsrVec3 p, TsrVec3 hint, TsrVec3 *normal) {
-  const dReal *o = dGeomGetPosition(f), *R = dGeomGetRotation(f);
   dVector3 side;
   dGeomBoxGetLengths(f, side);
-  TsrVec3 ctr = tsr_v3(o[0], o[1], o[2]), q = ctr, d = tsr_v3_sub(p, ctr), u[3];
+  TsrVec3 ctr = geom_pos(f), q = ctr, d = tsr_v3_sub(p, ctr), u[3];
+  geom_axes(f, u);
   int inside = 1;
   double l[3], hl[3], in[3], nearest = INFINITY;
   for (int i = 0; i < 3; i++) {
-    u[i] = tsr_v3(R[i], R[4 + i], R[8 + i]);
     l[i] = tsr_v3_dot(d, u[i]), hl[i] = 0.5 * side[i];
     double lc = l[i] < -hl[i] ? -hl[i] : l[i] > hl[i] ? hl[i] : l[i];
     if (lc != l[i]) inside = 0;
@@ -172,14 +207,15 @@ static double box_distance(dGeomID f, TsrVec3 p, TsrVec3 hint, TsrVec3 *normal) 
 // nearly along hint. Outside, the distance and its normal are continuous:
 // no choice between side and cap is made for a point beyond a cap's edge.
 static double cylinder_distance(dGeomID f, TsrVec3 p, TsrVec3 hint, TsrVec3 *normal) {
-  const dReal *o = dGeomGetPosition(f), *R = dGeomGetRotation(f);
   dReal r, len;
   dGeomCylinderGetParams(f, &r, &len);
-  const TsrVec3 a = tsr_v3(R[2], R[6], R[10]), ctr = tsr_v3(o[0], o[1], o[2]), d = tsr_v3_sub(p, ctr);
+  TsrVec3 ax[3];
+  geom_axes(f, ax);
+  const TsrVec3 a = ax[2], ctr = geom_pos(f), d = tsr_v3_sub(p, ctr);
   const double hl = 0.5 * len, t = tsr_v3_dot(d, a);
   TsrVec3 radial = tsr_v3_madd(d, a, -t);
   double rho = tsr_v3_norm(radial);
-  TsrVec3 u = rho > 0.0 ? tsr_v3_scale(radial, 1.0 / rho) : tsr_v3(R[0], R[4], R[8]);  // on the axis: any radius
+  TsrVec3 u = rho > 0.0 ? tsr_v3_scale(radial, 1.0 / rho) : ax[0];  // on the axis: any radius
   const TsrVec3 cap = tsr_v3_scale(a, t < 0.0 ? -1.0 : 1.0);
   const double in_side = r - rho, in_cap = hl - fabs(t);
   if (in_side >= 0.0 && in_cap >= 0.0) {
@@ -213,19 +249,17 @@ static double solid_distance(dGeomID f, TsrVec3 p, TsrVec3 hint, TsrVec3 *normal
 // box on 2.4 m logs sank into them and was thrown 1.3 m), while the logs'
 // top lines, under f, had no point at all.
 static double level_face(dGeomID f, TsrVec3 dir, TsrVec3 p, double window, TsrVec3 *normal) {
-  const dReal *o = dGeomGetPosition(f), *R = dGeomGetRotation(f);
   dVector3 side;
   dGeomBoxGetLengths(f, side);
-  TsrVec3 d = tsr_v3_sub(p, tsr_v3(o[0], o[1], o[2])), u[3];
-  double l[3], out[3];
-  int face = 0;
+  TsrVec3 d = tsr_v3_sub(p, geom_pos(f)), u[3];
+  geom_axes(f, u);
+  double l[3], out[3], sgn;
   for (int i = 0; i < 3; i++) {
-    u[i] = tsr_v3(R[i], R[4 + i], R[8 + i]);
     l[i] = tsr_v3_dot(d, u[i]);
     out[i] = fmax(fabs(l[i]) - 0.5 * side[i], 0.0);  // how far beside face pair i
-    if (fabs(tsr_v3_dot(dir, u[i])) > fabs(tsr_v3_dot(dir, u[face]))) face = i;
   }
-  const double sgn = tsr_v3_dot(dir, u[face]) < 0.0 ? -1.0 : 1.0, h = sgn * l[face] - 0.5 * side[face];
+  const int face = face_toward(u, dir, &sgn);
+  const double h = sgn * l[face] - 0.5 * side[face];
   if (!(h < 0.0) || -h > window || hypot(out[(face + 1) % 3], out[(face + 2) % 3]) > window) return NAN;
   *normal = tsr_v3_scale(u[face], sgn);
   return h;
@@ -242,23 +276,19 @@ static double level_face(dGeomID f, TsrVec3 dir, TsrVec3 p, double window, TsrVe
 // box on it. (capsules: collide.c, clip_to_face.)
 static int side_on_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, TsrVec3 dir, TsrVec3 q[2], double h[2],
                         TsrVec3 *normal) {
-  const dReal *o = dGeomGetPosition(f), *R = dGeomGetRotation(f), *og = dGeomGetPosition(g);
   dVector3 side;
   dGeomBoxGetLengths(f, side);
   dReal r, len;
   dGeomCylinderGetParams(g, &r, &len);
   TsrVec3 u[3];
-  int face = 0;
-  for (int i = 0; i < 3; i++) {
-    u[i] = tsr_v3(R[i], R[4 + i], R[8 + i]);
-    if (fabs(tsr_v3_dot(dir, u[i])) > fabs(tsr_v3_dot(dir, u[face]))) face = i;
-  }
-  const double sgn = tsr_v3_dot(dir, u[face]) < 0.0 ? -1.0 : 1.0;
-  const TsrVec3 nf = tsr_v3_scale(u[face], sgn), a = ax[2];
+  geom_axes(f, u);
+  double sgn;
+  const int face = face_toward(u, dir, &sgn);
+  const TsrVec3 fc = geom_pos(f), nf = tsr_v3_scale(u[face], sgn), a = ax[2];
   if (fabs(tsr_v3_dot(a, nf)) > 0.2) return 0;
   TsrVec3 w = tsr_v3_normalize(tsr_v3_madd(nf, a, -tsr_v3_dot(nf, a)));
   // the side line facing f: c + t a, t in [-len/2, len/2], in f's frame
-  const TsrVec3 c = tsr_v3_madd(tsr_v3(og[0], og[1], og[2]), w, -r), d = tsr_v3_sub(c, tsr_v3(o[0], o[1], o[2]));
+  const TsrVec3 c = tsr_v3_madd(geom_pos(g), w, -r), d = tsr_v3_sub(c, fc);
   double lo = -0.5 * len, hi = 0.5 * len;
   for (int j = 0; j < 3; j++) {
     if (j == face) continue;
@@ -276,7 +306,7 @@ static int side_on_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, TsrVec3 dir, 
   for (int e = 0; e < 2; e++) {
     if (fabs(fabs(ends[e]) - 0.5 * len) <= tol) continue;  // a rim: solid_points has it
     q[m] = tsr_v3_madd(c, a, ends[e]);
-    h[m] = sgn * tsr_v3_dot(tsr_v3_sub(q[m], tsr_v3(o[0], o[1], o[2])), u[face]) - 0.5 * side[face];
+    h[m] = sgn * tsr_v3_dot(tsr_v3_sub(q[m], fc), u[face]) - 0.5 * side[face];
     m++;
   }
   *normal = nf;
@@ -285,16 +315,12 @@ static int side_on_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, TsrVec3 dir, 
 
 int tsr_solid_pair(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, int g_first, dContactGeom *buf,
                    int n, int max, double dedup) {
-  const TsrBodies *b = x->b;
-  const int g_moves = !b->fixed[x->m->shapes[shape].body], f_moves = !b->fixed[x->m->shapes[fshape].body];
   // a moving cylinder's own points replace ODE's against a box (solid.h)
-  const int own = g_moves && dGeomGetClass(g) == dCylinderClass && dGeomGetClass(f) == dBoxClass;
-  const double motion = (g_moves ? x->extra[shape] : 0.0) + (f_moves ? x->extra[fshape] : 0.0);
+  const int own =
+      !x->b->fixed[x->m->shapes[shape].body] && dGeomGetClass(g) == dCylinderClass && dGeomGetClass(f) == dBoxClass;
+  const double motion = pair_motion(x, shape, fshape);
   if (!own && (!(motion > 0.0) || n >= max)) return n;
-  const dReal *o = dGeomGetPosition(g);
-  TsrVec3 ctr = tsr_v3(o[0], o[1], o[2]), dir;
-  const dReal *fo = dGeomGetPosition(f);
-  TsrVec3 hint = tsr_v3_sub(ctr, tsr_v3(fo[0], fo[1], fo[2]));
+  TsrVec3 ctr = geom_pos(g), dir, hint = tsr_v3_sub(ctr, geom_pos(f));
   const double centre = solid_distance(f, ctr, hint, &dir);
   if (!(centre > 0.0)) return n;  // the centre inside f: ODE's
   // every point of g farther from f than either can move: none (most pairs
@@ -334,14 +360,8 @@ int tsr_solid_pair(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fs
   }
   sort_deepest_first(pts, m);
   if (touching) n = 0;  // a cylinder's own points instead of ODE's
-  for (int k = 0; k < m && n < max; k++) {
-    int near = 0;
-    for (int j = 0; j < n && !near; j++) {
-      TsrVec3 q = tsr_v3(buf[j].pos[0], buf[j].pos[1], buf[j].pos[2]);
-      near = tsr_v3_norm(tsr_v3_sub(q, tsr_v3(pts[k].pos[0], pts[k].pos[1], pts[k].pos[2]))) < dedup;
-    }
-    if (!near) buf[n++] = pts[k];
-  }
+  for (int k = 0; k < m && n < max; k++)
+    if (!near_any(buf, n, tsr_v3(pts[k].pos[0], pts[k].pos[1], pts[k].pos[2]), dedup)) buf[n++] = pts[k];
   return n;
 }
 
@@ -370,18 +390,15 @@ static double segment_segment(TsrVec3 p1, TsrVec3 d1, TsrVec3 p2, TsrVec3 d2, do
 int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, dContactGeom *buf, int n,
                         int max, double dedup) {
   if (n >= max) return n;
-  const TsrBodies *b = x->b;
-  const int g_moves = !b->fixed[x->m->shapes[shape].body], f_moves = !b->fixed[x->m->shapes[fshape].body];
-  const double motion = (g_moves ? x->extra[shape] : 0.0) + (f_moves ? x->extra[fshape] : 0.0);
+  const double motion = pair_motion(x, shape, fshape);
   if (!(motion > 0.0)) return n;
   // farther apart than either can move: nothing to find (the usual case
   // in a pile, so the 144 edge pairs are not tried)
-  const dReal *og = dGeomGetPosition(g), *of = dGeomGetPosition(f);
+  const TsrVec3 cg = geom_pos(g), cf = geom_pos(f);
   const TsrShapeDef *sg = &x->m->shapes[shape], *sf = &x->m->shapes[fshape];
-  double apart =
-      sqrt((og[0] - of[0]) * (og[0] - of[0]) + (og[1] - of[1]) * (og[1] - of[1]) + (og[2] - of[2]) * (og[2] - of[2])) -
-      tsr_contact_bounding_radius(sg, 0.5 * x->m->settings.contact.margin) -
-      tsr_contact_bounding_radius(sf, 0.5 * x->m->settings.contact.margin);
+  double apart = tsr_v3_norm(tsr_v3_sub(cg, cf)) -
+                 tsr_contact_bounding_radius(sg, 0.5 * x->m->settings.contact.margin) -
+                 tsr_contact_bounding_radius(sf, 0.5 * x->m->settings.contact.margin);
   if (apart > motion) return n;
   TsrVec3 ax[2][3], c[2][8], any = tsr_v3(0, 0, 1);
   solid_points(g, any, ax[0], c[0]);
@@ -417,8 +434,7 @@ int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, i
   double sn = tsr_v3_norm(nrm);
   if (!(sn > 1e-3 * tsr_v3_norm(bd) * tsr_v3_norm(bq_dir))) return n;  // near parallel: the corners' case
   nrm = tsr_v3_scale(nrm, 1.0 / sn);
-  if (tsr_v3_dot(nrm, tsr_v3_sub(tsr_v3(og[0], og[1], og[2]), tsr_v3(of[0], of[1], of[2]))) < 0.0)
-    nrm = tsr_v3_neg(nrm);
+  if (tsr_v3_dot(nrm, tsr_v3_sub(cg, cf)) < 0.0) nrm = tsr_v3_neg(nrm);
   best = tsr_v3_dot(nrm, tsr_v3_sub(p, bq));
   // edge-on-edge only when no corner comes as close (else the corners'
   // contacts hold it)
@@ -433,10 +449,30 @@ int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, i
   }
   if (lo < best - tol || hi > tol) return n;
   if (!(best < point_reach(x, shape, g, ax[0], fshape, nrm, p))) return n;
-  for (int j = 0; j < n; j++)
-    if (tsr_v3_norm(tsr_v3_sub(tsr_v3(buf[j].pos[0], buf[j].pos[1], buf[j].pos[2]), p)) < dedup) return n;
+  if (near_any(buf, n, p, dedup)) return n;
   set_contact(&buf[n++], p, nrm, -best, g, f, 1);
   return n;
+}
+
+// One way round of a cylinder pair (a, b): side 0 is a's points against b,
+// side 1 b's against a.
+typedef struct {
+  dGeomID g, f;
+  int gs, fs;                 // their shapes
+  TsrVec3 ax[3], af, cf, cg;  // g's axes, f's axis and centre, g's centre
+  double rg, lg, rf, lf;      // radii and lengths (as grown by the margin)
+} CylSide;
+
+static void cyl_side(dGeomID a, int sa, dGeomID b, int sb, int side, CylSide *c) {
+  c->g = side ? b : a, c->f = side ? a : b;
+  c->gs = side ? sb : sa, c->fs = side ? sa : sb;
+  const dReal *Rf = dGeomGetRotation(c->f);
+  geom_axes(c->g, c->ax);
+  c->af = tsr_v3(Rf[2], Rf[6], Rf[10]), c->cf = geom_pos(c->f), c->cg = geom_pos(c->g);
+  dReal rg, lg, rf, lf;
+  dGeomCylinderGetParams(c->g, &rg, &lg);
+  dGeomCylinderGetParams(c->f, &rf, &lf);
+  c->rg = rg, c->lg = lg, c->rf = rf, c->lf = lf;
 }
 
 // Two crossing cylinders whose axes' closest points lie inside both axis
@@ -446,16 +482,11 @@ int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, i
 // count (0 or 1), or -1 when a closest point is an end (a rim or cap is
 // involved: rims_toward_axes).
 static int crossing_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom *buf) {
-  const dReal *oa = dGeomGetPosition(a), *ob = dGeomGetPosition(b), *Ra = dGeomGetRotation(a),
-              *Rb = dGeomGetRotation(b);
-  dReal ra, la, rb, lb;
-  dGeomCylinderGetParams(a, &ra, &la);
-  dGeomCylinderGetParams(b, &rb, &lb);
-  TsrVec3 ax[3];
-  for (int i = 0; i < 3; i++) ax[i] = tsr_v3(Ra[i], Ra[4 + i], Ra[8 + i]);
-  const TsrVec3 ab = tsr_v3(Rb[2], Rb[6], Rb[10]);
-  const TsrVec3 a0 = tsr_v3_madd(tsr_v3(oa[0], oa[1], oa[2]), ax[2], -0.5 * la);
-  const TsrVec3 b0 = tsr_v3_madd(tsr_v3(ob[0], ob[1], ob[2]), ab, -0.5 * lb);
+  CylSide c;  // a's points against b
+  cyl_side(a, sa, b, sb, 0, &c);
+  const TsrVec3 *ax = c.ax, ab = c.af;
+  const double ra = c.rg, la = c.lg, rb = c.rf, lb = c.lf;
+  const TsrVec3 a0 = tsr_v3_madd(c.cg, ax[2], -0.5 * la), b0 = tsr_v3_madd(c.cf, ab, -0.5 * lb);
   double s, t;
   segment_segment(a0, tsr_v3_scale(ax[2], la), b0, tsr_v3_scale(ab, lb), &s, &t);
   if (s <= 0.0 || s >= 1.0 || t <= 0.0 || t >= 1.0) return -1;
@@ -473,28 +504,6 @@ static int crossing_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b
   if (depth < 0.0 && !(-depth < point_reach(x, sa, a, ax, sb, nrm, p))) return 0;
   set_contact(&buf[0], tsr_v3_madd(p, nrm, 0.5 * depth), nrm, depth, a, b, 1);
   return 1;
-}
-
-// One way round of a cylinder pair (a, b): side 0 is a's points against b,
-// side 1 b's against a.
-typedef struct {
-  dGeomID g, f;
-  int gs, fs;                 // their shapes
-  TsrVec3 ax[3], af, cf, cg;  // g's axes, f's axis and centre, g's centre
-  double rg, lg, rf, lf;      // radii and lengths (as grown by the margin)
-} CylSide;
-
-static void cyl_side(dGeomID a, int sa, dGeomID b, int sb, int side, CylSide *c) {
-  c->g = side ? b : a, c->f = side ? a : b;
-  c->gs = side ? sb : sa, c->fs = side ? sa : sb;
-  const dReal *og = dGeomGetPosition(c->g), *of = dGeomGetPosition(c->f), *Rg = dGeomGetRotation(c->g),
-              *Rf = dGeomGetRotation(c->f);
-  for (int i = 0; i < 3; i++) c->ax[i] = tsr_v3(Rg[i], Rg[4 + i], Rg[8 + i]);
-  c->af = tsr_v3(Rf[2], Rf[6], Rf[10]), c->cf = tsr_v3(of[0], of[1], of[2]), c->cg = tsr_v3(og[0], og[1], og[2]);
-  dReal rg, lg, rf, lf;
-  dGeomCylinderGetParams(c->g, &rg, &lg);
-  dGeomCylinderGetParams(c->f, &rf, &lf);
-  c->rg = rg, c->lg = lg, c->rf = rf, c->lf = lf;
 }
 
 // The point of g's rim `cap` (0: at -len/2) nearest f's axis line: from
@@ -543,10 +552,7 @@ static int parallel_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b
       if (!(rho > 0.0)) continue;
       TsrVec3 nrm = tsr_v3_scale(radial, 1.0 / rho);  // from f toward g
       if (depth < 0.0 && !(-depth < point_reach(x, gs, g, ax, fs, nrm, p))) continue;
-      int near = 0;  // the other's rim point at the same end (equal lengths)
-      for (int j = 0; j < m && !near; j++)
-        near = tsr_v3_norm(tsr_v3_sub(p, tsr_v3(pts[j].pos[0], pts[j].pos[1], pts[j].pos[2]))) < dedup;
-      if (near) continue;
+      if (near_any(pts, m, p, dedup)) continue;  // the other's rim point at the same end (equal lengths)
       // dContactGeom of the pair (a, b): the normal pushes a
       set_contact(&pts[m++], p, nrm, depth, g, f, g == a);
     }
@@ -571,10 +577,7 @@ static int rims_toward_axes(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, 
       const dGeomID g = c.g, f = c.f;
       double sd = cylinder_distance(f, p, tsr_v3_sub(c.cg, c.cf), &nrm);  // nrm from f toward p
       if (sd > 0.0 && !(sd < point_reach(x, c.gs, g, c.ax, c.fs, nrm, p))) continue;
-      int near = 0;
-      for (int j = 0; j < m && !near; j++)
-        near = tsr_v3_norm(tsr_v3_sub(p, tsr_v3(pts[j].pos[0], pts[j].pos[1], pts[j].pos[2]))) < dedup;
-      if (!near) set_contact(&pts[m++], p, nrm, -sd, g, f, g == a);
+      if (!near_any(pts, m, p, dedup)) set_contact(&pts[m++], p, nrm, -sd, g, f, g == a);
     }
   }
   return m;
@@ -620,16 +623,12 @@ static double axis_box_distance(double t, const void *ctx) {
 
 int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, int g_first,
                             dContactGeom *buf, int n, int max, double dedup) {
-  if (n >= max) return n;
-  const TsrBodies *b = x->b;
-  const int g_moves = !b->fixed[x->m->shapes[shape].body], f_moves = !b->fixed[x->m->shapes[fshape].body];
-  if (!((g_moves ? x->extra[shape] : 0.0) + (f_moves ? x->extra[fshape] : 0.0) > 0.0)) return n;
-  const dReal *o = dGeomGetPosition(g), *R = dGeomGetRotation(g);
+  if (n >= max || !(pair_motion(x, shape, fshape) > 0.0)) return n;
   dReal r, len;
   dGeomCylinderGetParams(g, &r, &len);
   TsrVec3 ax[3];
-  for (int i = 0; i < 3; i++) ax[i] = tsr_v3(R[i], R[4 + i], R[8 + i]);
-  const TsrVec3 a0 = tsr_v3_madd(tsr_v3(o[0], o[1], o[2]), ax[2], -0.5 * len), hint = ax[0];
+  geom_axes(g, ax);
+  const TsrVec3 a0 = tsr_v3_madd(geom_pos(g), ax[2], -0.5 * len), hint = ax[0];
   // The signed distance to a convex set is convex along the axis
   // (tsr_contact_convex_min); at an end (a rim is nearest: tsr_solid_pair's
   // points), or flat along the axis (lying on a face: the rim points hold
@@ -647,8 +646,7 @@ int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID 
   const TsrVec3 p = tsr_v3_madd(c, u, -r / un);
   const double gap = d - r;  // f's closest point is beside the side's circle at c
   if (!(gap > 0.0) || !(gap < point_reach(x, shape, g, ax, fshape, nrm, p))) return n;
-  for (int j = 0; j < n; j++)
-    if (tsr_v3_norm(tsr_v3_sub(tsr_v3(buf[j].pos[0], buf[j].pos[1], buf[j].pos[2]), p)) < dedup) return n;
+  if (near_any(buf, n, p, dedup)) return n;
   set_contact(&buf[n++], p, nrm, -gap, g, f, g_first);
   return n;
 }
