@@ -170,7 +170,8 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
     rn->violation = g;
 
     // Friction bound: the matched contact's lambda_n, else an estimate.
-    TsrVec3 vf_rel = tsr_v3_sub(tsr_contact_point_velocity(b, v_free, b0, c->r[0]), tsr_contact_point_velocity(b, v_free, b1, c->r[1]));
+    TsrVec3 vf_rel = tsr_v3_sub(tsr_contact_point_velocity(b, v_free, b0, c->r[0]),
+                                tsr_contact_point_velocity(b, v_free, b1, c->r[1]));
     c->estimated = c->match < 0;
     if (!c->estimated) {
       c->bound_normal = fmax(cs->prev[c->match].impulse[0], 0.0);
@@ -232,8 +233,8 @@ double tsr_contact_penetration(const TsrContacts *cs, const TsrBodies *b, const 
   double worst = 0.0;
   for (int i = 0; i < cs->n; i++) {
     const TsrContact *c = &cs->c[i];
-    TsrVec3 v =
-        tsr_v3_sub(tsr_contact_point_velocity(b, v_new, c->body[0], c->r[0]), tsr_contact_point_velocity(b, v_new, c->body[1], c->r[1]));
+    TsrVec3 v = tsr_v3_sub(tsr_contact_point_velocity(b, v_new, c->body[0], c->r[0]),
+                           tsr_contact_point_velocity(b, v_new, c->body[1], c->r[1]));
     double d = c->depth - h * tsr_v3_dot(c->normal, v);
     if (d > worst) worst = d;
   }
