@@ -49,8 +49,8 @@ static const char compare_usage[] =
     "                        trajectories; this compares the solvers alone\n"
     "  -q, --quiet           no progress lines\n"
     "\n"
-    "fbic uses k_max = 250 (seed 000 Table 1) unless settings.solver.max_coupling_iterations\n"
-    "is set to something other than the default 10.\n";
+    "k_max is settings.solver.max_coupling_iterations where the model sets it, else each\n"
+    "solver's own (seed 000 Table 1): 250 for fbic, 10 for schur-bpp and schur-pgs-sm.\n";
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -104,9 +104,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
   if (tsr_load_model_for_cli(o, &model)) return 2;
   int t = tsr_solver_type_from_name(solver);
   model.settings.solver.type = (TsrSolverType)t;
-  if (t == TSR_SOLVER_FBIC && model.settings.solver.max_coupling_iterations == 10)
-    model.settings.solver.max_coupling_iterations = 250;
-  int kmax = model.settings.solver.max_coupling_iterations;
+  int kmax = tsr_world_kmax(&model, (TsrSolverType)t);
   tsr_cli_apply_threads(model.settings.solver.threads);
   if (warn) tsr_cli_warn_overlaps(&model);
   TsrWorld w;

@@ -97,7 +97,7 @@ int tsr_cmd_run(int argc, char **argv) {
       .solver = tsr_solver_type_name(model.settings.solver.type),
       .partitioning = tsr_partition_label(&model.settings, partitioning, sizeof partitioning),
       .threads = omp_get_max_threads(),
-      .max_coupling_iterations = model.settings.solver.max_coupling_iterations,
+      .max_coupling_iterations = tsr_world_kmax(&model, model.settings.solver.type),
       .tessera_version = TSR_VERSION,
   };
   TsrRunWriter *writer = tsr_run_writer_open(o.output, o.overwrite, &model, &info, err, sizeof err);

@@ -187,11 +187,9 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
   }
   TsrModel model;
   if (tsr_load_model_for_cli(o, &model)) return 2;
-  // fbic's k_max of seed 000 Table 1 unless the model sets another, as in
-  // whole runs (cmd_compare.c), for the reference and each solver alike.
-  int kmax = model.settings.solver.max_coupling_iterations;
+  // Each solver's k_max: the model's, or its own (tsr_world_kmax), for the
+  // reference and each candidate alike.
   model.settings.solver.type = (TsrSolverType)rt;
-  if (rt == TSR_SOLVER_FBIC && kmax == 10) model.settings.solver.max_coupling_iterations = 250;
   tsr_cli_apply_threads(model.settings.solver.threads);
   tsr_cli_warn_overlaps(&model);
   long steps = model.settings.steps;
@@ -213,7 +211,6 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
     c->type = (TsrSolverType)tsr_solver_type_from_name(names[i]);
     TsrSolverParams p;
     tsr_world_solver_params(&model, c->type, &p);
-    p.max_coupling_iterations = c->type == TSR_SOLVER_FBIC && kmax == 10 ? 250 : kmax;
     c->kmax = p.max_coupling_iterations;
     char err[512] = "";
     if (!(c->solver = tsr_solver_create(&p, err, sizeof err))) {

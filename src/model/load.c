@@ -37,7 +37,7 @@ static void default_settings(TsrSettings *s) {
   s->duration = 1.0;
   s->gravity = tsr_v3(0, 0, -9.81);
   s->solver.type = TSR_SOLVER_DIRECT_BPP;
-  s->solver.max_coupling_iterations = 10;
+  s->solver.max_coupling_iterations = 0;  // unset: the solver's own k_max
   s->solver.max_pivots = 50;
   s->solver.index_tolerance = 1e-5;
   s->solver.iterations = 1000;

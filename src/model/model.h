@@ -153,7 +153,7 @@ typedef struct {
   TsrVec3 gravity;  // default (0, 0, -9.81)
   struct {
     TsrSolverType type;           // default direct-bpp
-    int max_coupling_iterations;  // 10
+    int max_coupling_iterations;  // 0: the solver's own (tsr_world_kmax)
     int max_pivots;               // 50
     double index_tolerance;       // 1e-5
     int iterations;               // 1000

@@ -124,6 +124,11 @@ static int partition(TsrWorld *w) {
   return tsr_world_partition(w->model, w->step, &w->rows, w->model->settings.solver.type, &w->partition);
 }
 
+int tsr_world_kmax(const TsrModel *m, TsrSolverType type) {
+  int k = m->settings.solver.max_coupling_iterations;
+  return k > 0 ? k : tsr_solver_default_kmax(type);
+}
+
 void tsr_world_solver_params(const TsrModel *m, TsrSolverType type, TsrSolverParams *p) {
   tsr_solver_default_params(type, p);
   p->max_pivots = m->settings.solver.max_pivots;
@@ -131,7 +136,7 @@ void tsr_world_solver_params(const TsrModel *m, TsrSolverType type, TsrSolverPar
   p->iterations = m->settings.solver.iterations;
   p->tolerance = m->settings.solver.tolerance;
   p->warm_start = m->settings.solver.warm_start;
-  p->max_coupling_iterations = m->settings.solver.max_coupling_iterations;
+  p->max_coupling_iterations = tsr_world_kmax(m, type);
   p->threads = m->settings.solver.threads;
 }
 

@@ -73,6 +73,11 @@ int tsr_world_step(TsrWorld *w);
 // of the given type (the model's own type in tsr_world_create).
 void tsr_world_solver_params(const TsrModel *m, TsrSolverType type, TsrSolverParams *p);
 
+// The k_max a run of the model with solver `type` uses: the model's
+// settings.solver.max_coupling_iterations, or the solver's own when the
+// model leaves it out (tsr_solver_default_kmax).
+int tsr_world_kmax(const TsrModel *m, TsrSolverType type);
+
 // Stage 3's policy for a solver of the given type at a step: one subsystem
 // for the whole-system solvers; else the model's partitioning method, re-run
 // every `partitioning.every` steps (and when part is empty), the rows

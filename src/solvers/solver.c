@@ -40,6 +40,8 @@ int tsr_solver_substructured(TsrSolverType type) {
   return type == TSR_SOLVER_SCHUR_BPP || type == TSR_SOLVER_SCHUR_PGS_SM || type == TSR_SOLVER_FBIC;
 }
 
+int tsr_solver_default_kmax(TsrSolverType type) { return type == TSR_SOLVER_FBIC ? 250 : 10; }
+
 void tsr_solver_default_params(TsrSolverType type, TsrSolverParams *params) {
   memset(params, 0, sizeof *params);
   params->type = type;
@@ -48,7 +50,7 @@ void tsr_solver_default_params(TsrSolverType type, TsrSolverParams *params) {
   params->iterations = 1000;       // PGS sweeps
   params->tolerance = 1e-9;        // epsilon
   params->warm_start = 1;
-  params->max_coupling_iterations = type == TSR_SOLVER_FBIC ? 250 : 10;  // k_max
+  params->max_coupling_iterations = tsr_solver_default_kmax(type);  // k_max
   params->threads = 0;
   params->pivot_tolerance = 1e-10;
   if (type == TSR_SOLVER_PGS) params->max_pivots = 0;

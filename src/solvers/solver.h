@@ -48,6 +48,11 @@ int tsr_solver_substructured(TsrSolverType type);
 
 // Fills params with seed 000 Table 1 defaults for `type`.
 void tsr_solver_default_params(TsrSolverType type, TsrSolverParams *params);
+
+// k_max of seed 000 Table 1 for a solver: 250 for fbic, 10 otherwise. A
+// model that leaves settings.solver.max_coupling_iterations out gets this
+// for whichever solver runs it (tessera run --solver, compare, replay).
+int tsr_solver_default_kmax(TsrSolverType type);
 // NULL when the type is not implemented yet (message in err).
 TsrSolver *tsr_solver_create(const TsrSolverParams *params, char *err, int errlen);
 int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, double *lambda, int8_t *index_set,

@@ -250,6 +250,24 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out_v = version_env({"TSR_NO_REEXEC": "1"})
     check(rc == 0 and "GOMP_SPINCOUNT=(unset)" in out_v, "TSR_NO_REEXEC=1: libgomp's default")
 
+    # k_max: a model that leaves settings.solver.max_coupling_iterations out
+    # runs each solver with its own (seed 000 Table 1: 250 for fbic, 10 for
+    # the Schur solvers), whether the solver comes from the model or from
+    # --solver; a k_max the model sets is kept, 10 included. The run file's
+    # attribute is the k_max the run used.
+    def kmax_of(*args):
+        h5 = os.path.join(tmp, "kmax.h5")
+        rc, _, err = run("run", os.path.join(EXAMPLES, "hanging_chain.yaml"), "--steps", "2", "-o", h5,
+                         "--overwrite", "--quiet", *args)
+        if rc != 0:
+            return "rc %d: %s" % (rc, err.strip())
+        with h5py.File(h5, "r") as f:
+            return int(f.attrs["max_coupling_iterations"])
+    got = (kmax_of("--solver", "fbic"), kmax_of("--solver", "schur-bpp"),
+           kmax_of("--solver", "fbic", "--set", "settings.solver.max_coupling_iterations=10"),
+           kmax_of("--solver", "schur-bpp", "--set", "settings.solver.max_coupling_iterations=40"))
+    check(got == (250, 10, 10, 40), "k_max: fbic 250, schur-bpp 10 unless the model sets it (%s)" % (got,))
+
     # tessera compare: the table, --json, --cond. hanging_chain is bilateral:
     # schur-bpp must converge in exactly one coupling iteration on every step
     # (seed 000 §4: with no unilateral rows the interface solve is exact).

@@ -379,7 +379,7 @@ static void test_defaults(void) {
   const TsrSettings *s = &m.settings;
   ENSURE(s->step == 1.0 / 60.0 && s->duration == 1.0 && s->steps == 60);
   ENSURE(s->gravity.z == -9.81);
-  ENSURE(s->solver.type == TSR_SOLVER_DIRECT_BPP && s->solver.max_coupling_iterations == 10);
+  ENSURE(s->solver.type == TSR_SOLVER_DIRECT_BPP && s->solver.max_coupling_iterations == 0);
   ENSURE(s->solver.max_pivots == 50 && s->solver.index_tolerance == 1e-5 && s->solver.iterations == 1000);
   ENSURE(s->solver.tolerance == 1e-9 && s->solver.warm_start == 1 && s->solver.threads == 0);
   ENSURE(s->partitioning.method == TSR_PARTITION_SEMANTIC && s->partitioning.max_bodies == 16);
