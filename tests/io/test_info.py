@@ -8,6 +8,8 @@ Every number `info` prints is recomputed here from the file with numpy.
 """
 import json
 import os
+import shutil
+import struct
 import subprocess
 import sys
 
@@ -149,7 +151,62 @@ def test_damaged_header():
     os.unlink(path)
 
 
-for t in (test_complete, test_incomplete, test_bad_inputs, test_damaged_header):
+def heap_objects(data):
+    """(offset of the size field, size) of every object in the file's global
+    heap collections (HDF5 file format spec, "Global Heap": a 16-byte
+    collection header "GCOL", then per object: index u16, reference count
+    u16, reserved u32, size u64, data padded to 8 bytes; index 0 is the free
+    space)."""
+    out = []
+    g = data.find(b"GCOL")
+    while g >= 0:
+        (csize,) = struct.unpack_from("<Q", data, g + 8)
+        p = g + 16
+        while p + 16 <= g + csize:
+            idx, _, _, size = struct.unpack_from("<HHIQ", data, p)
+            if idx == 0:
+                break
+            out.append((p + 8, size))
+            p += 16 + (size + 7) // 8 * 8
+        g = data.find(b"GCOL", g + 1)
+    return out
+
+
+def test_damaged_heap():
+    # The variable-length strings (root attributes, names) live in global
+    # heaps, whose object sizes HDF5 1.10.8 trusts: a size made larger than
+    # its collection makes H5HG_read copy past its buffer, and the reader
+    # crashed (SIGSEGV) on some of them. Each object's size set to 1 MiB in
+    # turn: info and export-vtk must each end with exit 2 and say the file is
+    # damaged, never die by a signal, and export-vtk must leave no series.
+    path = tmp("info_heap")
+    subprocess.run([SOAK, path, "--frames", "5", "--bodies", "3"], capture_output=True, check=True)
+    data = bytearray(open(path, "rb").read())
+    objs = heap_objects(data)
+    ensure(len(objs) >= 5, f"the root's string attributes are heap objects ({len(objs)} found)")
+    bad, outdir = tmp("info_heap_bad"), tmp("info_heap_bad") + ".vtk"
+    for off, size in objs:
+        e = bytearray(data)
+        struct.pack_into("<Q", e, off, 1 << 20)
+        with open(bad, "wb") as fh:
+            fh.write(e)
+        for args in (["info", bad], ["export-vtk", bad, "-o", outdir]):
+            shutil.rmtree(outdir, ignore_errors=True)
+            try:
+                r = subprocess.run([TESSERA, *args], capture_output=True, text=True, timeout=30)
+            except subprocess.TimeoutExpired:
+                ensure(False, f"{args[0]}, heap object at {off} damaged: still running after 30 s")
+                continue
+            ensure(r.returncode == 2 and "damaged HDF5 file" in r.stderr,
+                   f"{args[0]}, heap object at {off} damaged: rc {r.returncode}, {r.stderr[-300:]!r}")
+        ensure(not any(f.endswith(".pvd") for f in (os.listdir(outdir) if os.path.isdir(outdir) else [])),
+               "export-vtk wrote a series from a damaged file")
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.unlink(bad)
+    os.unlink(path)
+
+
+for t in (test_complete, test_incomplete, test_bad_inputs, test_damaged_header, test_damaged_heap):
     before = len(failures)
     t()
     print(("ok   " if len(failures) == before else "FAIL ") + t.__name__, file=sys.stderr)
