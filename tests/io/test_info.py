@@ -36,6 +36,22 @@ def info(*args):
     return subprocess.run([TESSERA, "info", *args], capture_output=True, text=True)
 
 
+def refuses_damaged(path, outdir, message, what):
+    """info and export-vtk on a damaged file: each must end within 30 s with
+    exit 2 and `message` on stderr. Returns their stderr texts."""
+    errs = []
+    for args in (["info", path], ["export-vtk", path, "-o", outdir]):
+        shutil.rmtree(outdir, ignore_errors=True)
+        try:
+            r = subprocess.run([TESSERA, *args], capture_output=True, text=True, timeout=30)
+        except subprocess.TimeoutExpired:
+            ensure(False, f"{args[0]} on {what}: still running after 30 s")
+            continue
+        ensure(r.returncode == 2 and message in r.stderr, f"{args[0]} on {what}: rc {r.returncode}, {r.stderr[-300:]!r}")
+        errs.append((args[0], r.stderr))
+    return errs
+
+
 def parse(stdout):
     out = {}
     for line in stdout.splitlines():
@@ -139,15 +155,9 @@ def test_damaged_header():
     with open(path, "wb") as fh:
         fh.write(data)
     outdir = path + ".vtk"
-    for args in (["info", path], ["export-vtk", path, "-o", outdir]):
-        try:
-            r = subprocess.run([TESSERA, *args], capture_output=True, text=True, timeout=30)
-        except subprocess.TimeoutExpired:
-            ensure(False, f"{args[0]} on a damaged header: still running after 30 s")
-            continue
-        ensure(r.returncode == 2 and "/bodies/orientation (the file is damaged)" in r.stderr,
-               f"{args[0]} on a damaged header: rc {r.returncode}, {r.stderr!r}")
-        ensure("HDF5" not in r.stderr, f"{args[0]}: HDF5's own messages leak: {r.stderr!r}")
+    for cmd, err in refuses_damaged(path, outdir, "/bodies/orientation (the file is damaged)", "a damaged header"):
+        ensure("HDF5" not in err, f"{cmd}: HDF5's own messages leak: {err!r}")
+    shutil.rmtree(outdir, ignore_errors=True)
     os.unlink(path)
 
 
@@ -190,15 +200,7 @@ def test_damaged_heap():
         struct.pack_into("<Q", e, off, 1 << 20)
         with open(bad, "wb") as fh:
             fh.write(e)
-        for args in (["info", bad], ["export-vtk", bad, "-o", outdir]):
-            shutil.rmtree(outdir, ignore_errors=True)
-            try:
-                r = subprocess.run([TESSERA, *args], capture_output=True, text=True, timeout=30)
-            except subprocess.TimeoutExpired:
-                ensure(False, f"{args[0]}, heap object at {off} damaged: still running after 30 s")
-                continue
-            ensure(r.returncode == 2 and "damaged HDF5 file" in r.stderr,
-                   f"{args[0]}, heap object at {off} damaged: rc {r.returncode}, {r.stderr[-300:]!r}")
+        refuses_damaged(bad, outdir, "damaged HDF5 file", f"heap object at {off} damaged")
         ensure(not any(f.endswith(".pvd") for f in (os.listdir(outdir) if os.path.isdir(outdir) else [])),
                "export-vtk wrote a series from a damaged file")
     shutil.rmtree(outdir, ignore_errors=True)
