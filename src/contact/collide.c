@@ -59,6 +59,7 @@ struct TsrCollider {
   dGeomID grow_sphere, grow_capsule;  // grown copies of a sphere or capsule (collide_pair)
   dContactGeom *cap_buf;              // [max_per_pair + 8]: end-cap points and ODE's
   double *extra;                      // [n_shapes] speculative inflation of this step (see sweep_margin)
+  int n_planes, *planes;              // the plane shapes, outside the sweep and prune (collide_planes)
   double margin;
   // Joints between two bodies that do not collide, for drop_joint_duplicates:
   // the anchor in each body's frame, and per body the joints it is in (CSR).
@@ -197,6 +198,7 @@ static void choose_sweep_axes(TsrCollider *c) {
   dSpaceID space = dSweepAndPruneSpaceCreate(0, order);
   if (!space) return;  // keep the current space: slower, not wrong
   for (int k = 0; k < c->n_geoms; k++) {
+    if (dGeomGetClass(c->geoms[k]) == dPlaneClass) continue;  // in no space (collide_planes)
     dSpaceRemove(c->space, c->geoms[k]);
     dSpaceAdd(space, c->geoms[k]);
   }
@@ -267,6 +269,9 @@ static int check_pairs(const TsrCollider *c, const TsrModel *m, char *err, int e
     }
   return 0;
 }
+
+// The farthest point of a shape from its body's origin.
+static double shape_rho(const TsrShapeDef *s) { return tsr_v3_norm(s->position) + tsr_contact_bounding_radius(s, 0.0); }
 
 // Half a shape's largest extent: how close to a joint's anchor a contact
 // must be for drop_joint_duplicates. A capsule link's cap contact lies
@@ -434,7 +439,8 @@ int tsr_contact_collider_create(TsrCollider **out, const TsrModel *m, char *err,
   c->cap_buf = calloc((size_t)c->max_per_pair + 8, sizeof *c->cap_buf);
   c->geoms = calloc((size_t)m->n_shapes + 1, sizeof *c->geoms);
   c->extra = calloc((size_t)m->n_shapes + 1, sizeof *c->extra);
-  if (!c->buf || !c->cap_buf || !c->geoms || !c->extra) goto oom;
+  c->planes = calloc((size_t)m->n_shapes + 1, sizeof *c->planes);
+  if (!c->buf || !c->cap_buf || !c->geoms || !c->extra || !c->planes) goto oom;
   c->end_sphere = dCreateSphere(0, 1.0);
   c->grow_sphere = dCreateSphere(0, 1.0);
   c->grow_capsule = dCreateCapsule(0, 1.0, 1.0);
@@ -451,8 +457,10 @@ int tsr_contact_collider_create(TsrCollider **out, const TsrModel *m, char *err,
   for (int k = 0; k < m->n_shapes; k++) {
     const TsrShapeDef *s = &m->shapes[k];
     const TsrBodyDef *bd = &m->bodies[s->body];
-    dGeomID g = make_geom(c->space, s, margin);
+    const int plane = s->type == TSR_SHAPE_PLANE;
+    dGeomID g = make_geom(plane ? 0 : c->space, s, margin);  // planes: collide_planes
     if (!g) goto oom;
+    if (plane) c->planes[c->n_planes++] = k;
     c->geoms[k] = g;
     c->n_geoms = k + 1;
     dGeomSetData(g, (void *)(intptr_t)k);
@@ -482,6 +490,7 @@ void tsr_contact_collider_free(TsrCollider **pc) {
   if (c->ode_ready) dCloseODE();
   free(c->geoms);
   free(c->extra);
+  free(c->planes);
   free(c->cap_buf);
   free(c->buf);
   free(c->excluded);
@@ -872,12 +881,16 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
   // shape: the corners of two stacked boxes coincide); then crossing edges
   // of two boxes, or a cylinder's side against a box, that do not touch.
   // Two cylinders have their own (tsr_solid_cylinders) before those.
+  // Two boxes apart along a face's normal, not touching, have that face's
+  // patch (tsr_solid_box_faces) instead.
   const double dedup = 0.1 * fmin(cs->shape_size[s0], cs->shape_size[s1]);
-  int cyl = -1;
+  int own = -1;
   if (t0 == dCylinderClass && t1 == dCylinderClass)
-    cyl = tsr_solid_cylinders(&sx, o1, s0, o2, s1, c->buf, c->max_per_pair, dedup);
-  if (cyl >= 0) {
-    n = cyl;
+    own = tsr_solid_cylinders(&sx, o1, s0, o2, s1, c->buf, c->max_per_pair, dedup);
+  else if (!n && t0 == dBoxClass && t1 == dBoxClass)
+    own = tsr_solid_box_faces(&sx, o1, s0, o2, s1, c->buf, c->max_per_pair);
+  if (own >= 0) {
+    n = own;
   } else if (solid0 && solid1) {
     const int ode = n;
     n = tsr_solid_pair(&sx, o1, s0, o2, s1, 1, c->buf, n, c->max_per_pair, dedup);
@@ -1009,7 +1022,7 @@ static double sweep_margin(const TsrModel *m, const TsrBodies *b, int k) {
   const TsrShapeDef *s = &m->shapes[k];
   int body = s->body;
   if (b->fixed[body] || s->type == TSR_SHAPE_PLANE) return 0.0;
-  double h = m->settings.step, rho = tsr_v3_norm(s->position) + tsr_contact_bounding_radius(s, 0.0);
+  double h = m->settings.step, rho = shape_rho(s);
   double e = h * (tsr_v3_norm(b->v[body]) + tsr_v3_norm(m->settings.gravity) * h + tsr_v3_norm(b->w[body]) * rho);
   return fmin(e, rho);  // at most the shape's own reach: bounds the contacts a wild body makes
 }
@@ -1103,27 +1116,52 @@ static int drop_joint_duplicates(TsrContacts *cs, const TsrBodies *b) {
   return 0;
 }
 
-int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
-  TsrCollider *c = cs->collider;
-  for (int k = 0; k < m->n_shapes; k++) {
-    const TsrShapeDef *s = &m->shapes[k];
-    int body = s->body;
-    if (b->fixed[body]) continue;
-    place(c->geoms[k], s, b->x[body], b->q[body]);
-    double e = sweep_margin(m, b, k);
-    if (e != c->extra[k]) {
-      // Spheres and capsules grow (exact: still a sphere or capsule);
-      // boxes and cylinders keep their geom, and their reach is used
-      // against planes and boxes only (solid.h).
-      c->extra[k] = e;
-      if (s->type == TSR_SHAPE_SPHERE || s->type == TSR_SHAPE_CAPSULE) size_round(c->geoms[k], s, c->margin, e);
+// Sets shape k's speculative reach to e. Spheres and capsules grow (exact:
+// still a sphere or capsule); boxes and cylinders keep their geom, and
+// their reach is used through their proxies (solid.h).
+static void set_reach(TsrCollider *c, const TsrShapeDef *s, int k, double e) {
+  if (e == c->extra[k]) return;
+  c->extra[k] = e;
+  if (s->type == TSR_SHAPE_SPHERE || s->type == TSR_SHAPE_CAPSULE) size_round(c->geoms[k], s, c->margin, e);
+}
+
+// Planes are kept out of the sweep and prune. ODE bounds a plane whose
+// normal is along an axis by a half-space box (z <= offset), and once the
+// space sorts on that axis (shapes spread most along z: a tower, a stack)
+// a shape above the plane met it only when its own box reached the
+// half-space, however fast it fell: the speculative reach never came into
+// play, and a rod driven down by a block went 12 cm into a plane that a
+// box floor stopped it at. Each plane is tested here against every moving
+// shape, whose bounding sphere, grown by its reach, must reach it.
+static void collide_planes(CollideCtx *x) {
+  TsrCollider *c = x->cs->collider;
+  const TsrModel *m = x->m;
+  for (int q = 0; q < c->n_planes && !x->failed; q++) {
+    const int sp = c->planes[q];
+    dVector4 pl;
+    dGeomPlaneGetParams(c->geoms[sp], pl);
+    for (int k = 0; k < m->n_shapes && !x->failed; k++) {
+      const TsrShapeDef *s = &m->shapes[k];
+      if (s->type == TSR_SHAPE_PLANE || x->b->fixed[s->body]) continue;
+      const int s0 = k < sp ? k : sp, s1 = k < sp ? sp : k;
+      if (!may_meet(c, m, s0, s1)) continue;
+      const dReal *o = dGeomGetPosition(c->geoms[k]);
+      double above = pl[0] * o[0] + pl[1] * o[1] + pl[2] * o[2] - pl[3];
+      if (above > tsr_contact_bounding_radius(s, 0.5 * c->margin) + c->extra[k]) continue;
+      collide_pair(x, s0, s1, c->geoms[s0], c->geoms[s1]);
     }
   }
-  choose_sweep_axes(c);
+}
+
+// One detection at the reaches in c->extra: the main broad phase, the
+// planes, then the speculative broad phase. 0, or -1 when out of memory.
+static int detect_pass(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
+  TsrCollider *c = cs->collider;
   cs->n = 0;
   CollideCtx x = {cs, m, b, 0};
   c->n_seen = 0;
   dSpaceCollide(c->space, &x, near_callback);
+  if (!x.failed) collide_planes(&x);
   if (c->spec_space && !x.failed) {
     if (c->n_seen > 1) qsort(c->seen, (size_t)c->n_seen, sizeof *c->seen, cmp_i64);
     for (int k = 0; k < m->n_shapes; k++) {
@@ -1135,7 +1173,20 @@ int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
     }
     dSpaceCollide(c->spec_space, &x, spec_callback);
   }
-  if (x.failed) return -1;
+  return x.failed ? -1 : 0;
+}
+
+int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
+  TsrCollider *c = cs->collider;
+  for (int k = 0; k < m->n_shapes; k++) {
+    const TsrShapeDef *s = &m->shapes[k];
+    int body = s->body;
+    if (b->fixed[body]) continue;
+    place(c->geoms[k], s, b->x[body], b->q[body]);
+    set_reach(c, s, k, sweep_margin(m, b, k));
+  }
+  choose_sweep_axes(c);
+  if (detect_pass(cs, m, b)) return -1;
   for (int i = 0; i < cs->n; i++) cs->c[i].match = i;
   if (cs->n > 1) qsort(cs->c, (size_t)cs->n, sizeof *cs->c, cmp_contact);  // cs->c may be NULL when n = 0
   for (int i = 0; i < cs->n; i++) cs->c[i].match = -1;

@@ -454,6 +454,123 @@ int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, i
   return n;
 }
 
+// Half the extent of a box (axes u, lengths side) along unit direction d.
+static double box_half_extent(const TsrVec3 u[3], const dReal side[3], TsrVec3 d) {
+  return 0.5 * (side[0] * fabs(tsr_v3_dot(u[0], d)) + side[1] * fabs(tsr_v3_dot(u[1], d)) +
+                side[2] * fabs(tsr_v3_dot(u[2], d)));
+}
+
+// Clips the convex polygon p (np points) to the half-space dot(a, q) <= c;
+// the result in out (at most np + 1 points). Sutherland-Hodgman.
+static int clip_polygon(const TsrVec3 *p, int np, TsrVec3 a, double c, TsrVec3 *out) {
+  int m = 0;
+  for (int i = 0; i < np; i++) {
+    TsrVec3 s = p[i], e = p[(i + 1) % np];
+    double ds = tsr_v3_dot(a, s) - c, de = tsr_v3_dot(a, e) - c;
+    if (ds <= 0.0) out[m++] = s;
+    if ((ds < 0.0 && de > 0.0) || (ds > 0.0 && de < 0.0)) out[m++] = tsr_v3_madd(s, tsr_v3_sub(e, s), ds / (ds - de));
+  }
+  return m;
+}
+
+int tsr_solid_box_faces(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, dContactGeom *buf, int max) {
+  const double motion = pair_motion(x, shape, fshape);
+  if (!(motion > 0.0) || max < 1) return -1;
+  dGeomID box[2] = {g, f};
+  const int sh[2] = {shape, fshape};
+  TsrVec3 u[2][3], c[2];
+  dVector3 side[2];
+  for (int i = 0; i < 2; i++) {
+    geom_axes(box[i], u[i]);
+    c[i] = geom_pos(box[i]);
+    dGeomBoxGetLengths(box[i], side[i]);
+  }
+  const TsrVec3 d = tsr_v3_sub(c[1], c[0]);  // g toward f
+  // The separation along each face axis and each edge-edge axis
+  // (separating axis theorem): the boxes are apart by the largest.
+  double face_sep = -INFINITY, edge_sep = -INFINITY;
+  int ref = 0, axis = 0;
+  for (int i = 0; i < 2; i++)
+    for (int k = 0; k < 3; k++) {
+      TsrVec3 a = u[i][k];
+      double s = fabs(tsr_v3_dot(a, d)) - box_half_extent(u[0], side[0], a) - box_half_extent(u[1], side[1], a);
+      if (s > face_sep) face_sep = s, ref = i, axis = k;
+    }
+  for (int k = 0; k < 3; k++)
+    for (int l = 0; l < 3; l++) {
+      TsrVec3 a = tsr_v3_cross(u[0][k], u[1][l]);
+      double la = tsr_v3_norm(a);
+      if (!(la > 1e-6)) continue;  // parallel edges: the face axes cover them
+      a = tsr_v3_scale(a, 1.0 / la);
+      double s = fabs(tsr_v3_dot(a, d)) - box_half_extent(u[0], side[0], a) - box_half_extent(u[1], side[1], a);
+      edge_sep = fmax(edge_sep, s);
+    }
+  // Apart along a face axis, unless an edge pair is clearly farther apart
+  // (tsr_solid_box_edges' case); within reach of each other this step.
+  const double size =
+      fmin(fmin(side[0][0], side[0][1]), fmin(fmin(side[0][2], side[1][0]), fmin(side[1][1], side[1][2])));
+  if (!(face_sep > 0.0) || edge_sep > face_sep + 1e-3 * size || !(face_sep < motion)) return -1;
+  // Reference face: box ref's face toward the other (outward normal n);
+  // incident face: the other's face most nearly against n.
+  const int inc = 1 - ref;
+  TsrVec3 n = u[ref][axis];
+  if (tsr_v3_dot(n, tsr_v3_sub(c[inc], c[ref])) < 0.0) n = tsr_v3_neg(n);
+  double sgn;
+  int fi = face_toward(u[inc], tsr_v3_neg(n), &sgn);
+  TsrVec3 fc = tsr_v3_madd(c[inc], u[inc][fi], sgn * 0.5 * side[inc][fi]);
+  int a1 = (fi + 1) % 3, a2 = (fi + 2) % 3;
+  TsrVec3 poly[2][8];
+  for (int k = 0; k < 4; k++) {
+    double s1 = (k == 0 || k == 3) ? -0.5 : 0.5, s2 = k < 2 ? -0.5 : 0.5;
+    poly[0][k] = tsr_v3_madd(tsr_v3_madd(fc, u[inc][a1], s1 * side[inc][a1]), u[inc][a2], s2 * side[inc][a2]);
+  }
+  // Clip the incident face to the reference face's four sides.
+  int np = 4, cur = 0;
+  const TsrVec3 rc = c[ref];
+  for (int k = 0; k < 3 && np > 0; k++) {
+    if (k == axis) continue;
+    for (int s = -1; s <= 1 && np > 0; s += 2) {
+      TsrVec3 a = tsr_v3_scale(u[ref][k], (double)s);
+      np = clip_polygon(poly[cur], np, a, tsr_v3_dot(a, rc) + 0.5 * side[ref][k], poly[1 - cur]);
+      cur = 1 - cur;
+    }
+  }
+  // The clipped points within reach of the reference face this step.
+  TsrVec3 ax[3];
+  geom_axes(box[inc], ax);
+  const double plane = tsr_v3_dot(n, rc) + 0.5 * side[ref][axis];
+  TsrVec3 p[8];
+  double gap[8];
+  int m = 0;
+  for (int k = 0; k < np && k < 8; k++) {
+    double s = tsr_v3_dot(n, poly[cur][k]) - plane;
+    if (!(s < point_reach(x, sh[inc], box[inc], ax, sh[ref], n, poly[cur][k]))) continue;
+    p[m] = poly[cur][k], gap[m] = s, m++;
+  }
+  // At most max of them: the nearest, then each time the point farthest
+  // from those kept, so they span the patch.
+  int keep[8], nk = 0;
+  unsigned char used[8] = {0};
+  while (nk < m && nk < max) {
+    int best = -1;
+    double score = -INFINITY;
+    for (int k = 0; k < m; k++) {
+      if (used[k]) continue;
+      double sc = -gap[k];  // the first: the nearest to the face
+      if (nk > 0) {
+        sc = INFINITY;
+        for (int j = 0; j < nk; j++) sc = fmin(sc, tsr_v3_norm(tsr_v3_sub(p[k], p[keep[j]])));
+      }
+      if (sc > score) score = sc, best = k;
+    }
+    used[best] = 1, keep[nk++] = best;
+  }
+  // normals from f toward g (set_contact, g first)
+  const TsrVec3 nf = ref == 1 ? n : tsr_v3_neg(n);
+  for (int k = 0; k < nk; k++) set_contact(&buf[k], p[keep[k]], nf, -gap[keep[k]], g, f, 1);
+  return nk;
+}
+
 // One way round of a cylinder pair (a, b): side 0 is a's points against b,
 // side 1 b's against a.
 typedef struct {

@@ -8,7 +8,9 @@
 // either log) to 1e-9 m and 1e-9 in the normal. ODE's cylinder-cylinder
 // (libccd) made contacts 30-40 cm deep with sideways normals for the
 // crossing logs of a falling cylinder tower. Parallel cylinders side by
-// side: two contacts, at the ends of the overlap of their lengths.
+// side: two contacts, at the ends of the overlap of their lengths. Two
+// boxes face to face, apart: contacts on the patch where the faces
+// overlap, with the faces' normal and the exact gap.
 #include <math.h>
 #include <stdio.h>
 
@@ -121,8 +123,77 @@ static void test_parallel_cylinders(void) {
   }
 }
 
+// Is p within the rectangle of half-sizes (hx, hy) centred at c with
+// in-plane axes u, v (to rounding)?
+static int in_rectangle(TsrVec3 p, TsrVec3 c, TsrVec3 u, TsrVec3 v, double hx, double hy) {
+  TsrVec3 d = tsr_v3_sub(p, c);
+  return fabs(tsr_v3_dot(d, u)) <= hx + 1e-9 && fabs(tsr_v3_dot(d, v)) <= hy + 1e-9;
+}
+
+// Box b above box a, apart by a gap g along a's top face normal n, each
+// turned its own way about n, b shifted across so the faces overlap; the
+// whole pair turned to a random orientation. b moves toward a at 5 m/s, so
+// the gap is within this step's reach (tsr_solid_box_faces). Truths: at
+// least three contacts (the overlap of two rectangles is a polygon) and at
+// most max_per_pair; each with the normal -n (it pushes a, body 0, away
+// from b), depth -g, and its point on a's top face or b's bottom face,
+// inside both faces' rectangles, to 1e-9. Before, where no corner of
+// either lay over the other's face, the corners' contacts had normals
+// from the other's edges.
+static void test_box_faces(void) {
+  int cases = 0;
+  for (int trial = 0; trial < 200; trial++) {
+    const double ax = uniform(0.3, 2.0), ay = uniform(0.1, 0.6), bx = uniform(0.3, 2.0), by = uniform(0.1, 0.6);
+    const double ta = uniform(0.0, M_PI), tb = uniform(0.0, M_PI), g = uniform(1e-4, 0.03);
+    const double ox = uniform(-0.03, 0.03), oy = uniform(-0.03, 0.03);  // b's centre over a's face
+    TsrQuat R = tsr_q_normalize((TsrQuat){uniform(-1, 1), uniform(-1, 1), uniform(-1, 1), uniform(-1, 1)});
+    TsrVec3 n = tsr_q_rotate(R, tsr_v3(0, 0, 1));
+    TsrQuat qa = tsr_q_mul(R, tsr_q_axis_angle(tsr_v3(0, 0, 1), ta));
+    TsrQuat qb = tsr_q_mul(R, tsr_q_axis_angle(tsr_v3(0, 0, 1), tb));
+    TsrVec3 cb = tsr_q_rotate(R, tsr_v3(ox, oy, 0.1 + g + 0.15));  // a is 0.2 thick, b 0.3
+    TsrVec3 vb = tsr_v3_scale(n, -5.0);
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "format: tessera-model/1\n"
+             "name: faces\n"
+             "settings: {gravity: [0, 0, 0]}\n"
+             "bodies:\n"
+             "  - {name: a, fixed: true, shape: {type: box, size: [%.17g, %.17g, 0.2]},\n"
+             "     orientation: [%.17g, %.17g, %.17g, %.17g]}\n"
+             "  - {name: b, mass: 10, shape: {type: box, size: [%.17g, %.17g, 0.3]},\n"
+             "     position: [%.17g, %.17g, %.17g], orientation: [%.17g, %.17g, %.17g, %.17g],\n"
+             "     velocity: [%.17g, %.17g, %.17g]}\n",
+             ax, ay, qa.w, qa.x, qa.y, qa.z, bx, by, cb.x, cb.y, cb.z, qb.w, qb.x, qb.y, qb.z, vb.x, vb.y, vb.z);
+    TsrModel m;
+    TsrWorld w;
+    tsr_test_world(yaml, NULL, 0, &m, &w);
+    ENSURE(tsr_contact_collide(&w.contacts, &m, &w.bodies) == 0);
+    const int nc = w.contacts.n;
+    ENSURE_MSG(nc >= 3 && nc <= m.settings.contact.max_per_pair, "trial %d: %d contacts", trial, nc);
+    TsrVec3 ua = tsr_q_rotate(qa, tsr_v3(1, 0, 0)), va = tsr_q_rotate(qa, tsr_v3(0, 1, 0));
+    TsrVec3 ub = tsr_q_rotate(qb, tsr_v3(1, 0, 0)), vb2 = tsr_q_rotate(qb, tsr_v3(0, 1, 0));
+    TsrVec3 top = tsr_v3_scale(n, 0.1), bottom = tsr_v3_madd(cb, n, -0.15);  // the two faces' centres
+    for (int k = 0; k < nc; k++) {
+      const TsrContact *c = &w.contacts.c[k];
+      ENSURE_MSG(tsr_v3_norm(tsr_v3_add(c->normal, n)) < 1e-9, "trial %d: normal off by %.2e", trial,
+                 tsr_v3_norm(tsr_v3_add(c->normal, n)));
+      ENSURE_MSG(fabs(c->depth + g) < 1e-9, "trial %d: depth %.9f, gap %.9f", trial, c->depth, g);
+      double h = tsr_v3_dot(tsr_v3_sub(c->point, top), n);
+      ENSURE_MSG(fabs(h) < 1e-9 || fabs(h - g) < 1e-9, "trial %d: point %.3e off a's top, gap %.3e", trial, h, g);
+      TsrVec3 pa = tsr_v3_madd(c->point, n, -h), pb = tsr_v3_madd(pa, n, g);  // on a's face, on b's
+      ENSURE_MSG(
+          in_rectangle(pa, top, ua, va, 0.5 * ax, 0.5 * ay) && in_rectangle(pb, bottom, ub, vb2, 0.5 * bx, 0.5 * by),
+          "trial %d: contact %d outside the overlap", trial, k);
+    }
+    cases++;
+    tsr_test_world_free(&m, &w);
+  }
+  fprintf(stderr, "%d face-to-face box pairs checked\n", cases);
+}
+
 int main(void) {
   RUN_TEST(test_crossing_cylinders);
   RUN_TEST(test_parallel_cylinders);
+  RUN_TEST(test_box_faces);
   return TSR_TEST_RESULT();
 }
