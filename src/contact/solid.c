@@ -84,7 +84,10 @@ static TsrVec3 axial_spin(const TsrSolidCtx *x, int shape, TsrVec3 a) {
 // h times p's velocity along -n relative to the other's material point
 // there, plus |g| h^2 (as a sphere's inflation: the tolerance that makes
 // shapes resting exactly on one another touch whatever the rounding), at
-// most the two shapes' sweep margins (a fixed shape's is 0). A cylinder's
+// most the two shapes' sweep margins (a fixed shape's is 0); plus its
+// body's push (collide.c: how much farther a body closing in on it can
+// drive it; non-zero only against fixed shapes), whichever way p itself
+// moves. A cylinder's
 // spin about its own axis (ax[2]) only moves points along its rims, never
 // below a rim's lowest point, so it is left out. 0 when neither shape
 // moves.
@@ -105,8 +108,8 @@ static double point_reach(const TsrSolidCtx *x, int shape, dGeomID g, const TsrV
     int ob = x->m->shapes[other].body;
     vp = tsr_v3_sub(vp, tsr_contact_state_velocity(b, ob, tsr_v3_sub(p, b->x[ob])));
   }
-  double toward = -tsr_v3_dot(n, vp);
-  return fmin(bound, h * fmax(toward, 0.0) + tsr_v3_norm(x->m->settings.gravity) * h * h);
+  double toward = -tsr_v3_dot(n, vp), own = h * fmax(toward, 0.0) + tsr_v3_norm(x->m->settings.gravity) * h * h;
+  return fmin(bound, own + (x->push ? x->push[body] : 0.0));
 }
 
 double tsr_solid_reach(const TsrSolidCtx *x, int shape, dGeomID g) {

@@ -16,6 +16,8 @@ typedef struct {
   const TsrModel *m;
   const TsrBodies *b;   // this step's state (point velocities)
   const double *extra;  // [n_shapes] each shape's sweep margin this step (collide.c sweep_margin)
+  const double *push;   // [n_bodies] how much farther a body closing in on it can drive it toward fixed shapes
+                        // (collide.c pushers), or NULL
 } TsrSolidCtx;
 
 // Box or cylinder against a plane, in place of ODE's, with a speculative
