@@ -673,7 +673,11 @@ static int merge_caps(TsrCollider *c, const dContactGeom *caps, int m, int n, do
 // segment's ends, along its axis from its centre) are clipped to the
 // face's extent, so that end_caps collides the ends of that part (a plank
 // lying across two logs had one contact per log, at its core point, and
-// tipped 1 cm into them). The face is the box's face most nearly facing
+// tipped 1 cm into them). A capsule parallel to the face and beside it
+// lies along its edge: its ends are clipped to the edge's extent the same
+// way (a box tilted 20 degrees landing edge-first along a log had one
+// contact, turned about it and went 63 mm into the log; test_contact_landing
+// test_box_edge_on_log). The face is the box's face most nearly facing
 // along n, the core contact's normal; ends are left as they are when the
 // segment does not lie along the face (within ~11 degrees: a chain link
 // draped over a plank's edge keeps its caps and core point; clipped too,
@@ -700,8 +704,7 @@ static void clip_to_face(dGeomID cap, dGeomID box, const dReal n[3], double ends
     if (j == face) continue;
     double h = L[j];
     if (fabs(d[j]) < 1e-12) {
-      if (fabs(a[j]) > h) return;  // beside the face: leave the ends
-      continue;
+      continue;  // parallel to this side (beside the face: the capsule lies along its edge)
     }
     double s0 = (-h - a[j]) / d[j], s1 = (h - a[j]) / d[j];
     if (s0 > s1) {

@@ -264,11 +264,72 @@ static void test_landing_sorted_on_z(void) {
   tsr_test_world_free(&m, &w);
 }
 
+// Distance from point p to the box of half-sizes hx, hy, hz at x with
+// orientation q (0 inside).
+static double point_box(TsrVec3 p, TsrVec3 x, TsrQuat q, double hx, double hy, double hz) {
+  TsrVec3 l = tsr_q_rotate_inv(q, tsr_v3_sub(p, x));
+  double dx = fmax(fabs(l.x) - hx, 0.0), dy = fmax(fabs(l.y) - hy, 0.0), dz = fmax(fabs(l.z) - hz, 0.0);
+  return sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+// A 500 kg box tilted 20 or 35 degrees about a fixed log (a capsule lying
+// on the ground), dropped from 1.5 m so that its lowest edge, parallel to
+// the log, lands along it; the whole scene turned 30 degrees about the
+// vertical. The capsule's contacts with a box were its core point and its
+// end caps; the caps sit at the log's ends, beyond the box, unless the log
+// lies along a face, so the edge had one contact, the box turned about it
+// and its edge went 62.7 mm into the log at 20 degrees (18.9 at 35). The
+// log's ends are now clipped to the edge as to a face (collide.c,
+// clip_to_face). Truth checked: the box never comes more than 1 cm into the
+// log (test_landings' bound), measured here as the log's radius less the
+// distance from its axis segment (2,001 points) to the box.
+static void test_box_edge_on_log(void) {
+  const double tilts[] = {20, 35};
+  const TsrQuat turn = tsr_q_axis_angle(tsr_v3(0, 0, 1), 30 * M_PI / 180);
+  const TsrVec3 along = tsr_q_rotate(turn, tsr_v3(1, 0, 0)), across = tsr_q_rotate(turn, tsr_v3(0, 1, 0));
+  for (int t = 0; t < 2; t++) {
+    TsrQuat ql = tsr_q_mul(turn, tsr_q_axis_angle(tsr_v3(0, 1, 0), M_PI / 2));  // log: its z along `along`
+    TsrQuat qb = tsr_q_mul(tsr_q_axis_angle(along, tilts[t] * M_PI / 180), turn);
+    TsrVec3 cb = tsr_v3_madd(tsr_v3(0, 0, 1.5), across, 0.45);
+    char yaml[1200];
+    snprintf(yaml, sizeof yaml,
+             "format: tessera-model/1\n"
+             "name: edgelog\n"
+             "settings: {step: 0.016666666666666666, duration: 0.8}\n"
+             "materials: [{name: m, friction: 0.5}]\n"
+             "bodies:\n"
+             "  - {name: ground, fixed: true, shape: {type: plane, normal: [0, 0, 1], offset: 0}}\n"
+             "  - {name: log, fixed: true, shape: {type: capsule, radius: 0.1, length: 2.2}, position: [0, 0, 0.1],\n"
+             "     orientation: [%.17g, %.17g, %.17g, %.17g]}\n"
+             "  - {name: box, mass: 500, shape: {type: box, size: [1.0, 1.0, 0.2]},\n"
+             "     position: [%.17g, %.17g, %.17g], orientation: [%.17g, %.17g, %.17g, %.17g]}\n",
+             ql.w, ql.x, ql.y, ql.z, cb.x, cb.y, cb.z, qb.w, qb.x, qb.y, qb.z);
+    TsrModel m;
+    TsrWorld w;
+    tsr_test_world(yaml, NULL, 0, &m, &w);
+    double deepest = -INFINITY;
+    while (w.step < m.settings.steps) {
+      ENSURE(tsr_world_step(&w) == 0);
+      double dist = INFINITY;
+      for (int k = 0; k <= 2000; k++) {
+        TsrVec3 p = tsr_v3_madd(tsr_v3(0, 0, 0.1), along, (k / 2000.0 - 0.5) * 2.2);
+        dist = fmin(dist, point_box(p, w.bodies.x[2], w.bodies.q[2], 0.5, 0.5, 0.1));
+      }
+      deepest = fmax(deepest, 0.1 - dist);
+    }
+    fprintf(stderr, "box tilted %g degrees onto a log along its edge: deepest %+.2f mm into it\n", tilts[t],
+            1e3 * deepest);
+    ENSURE_MSG(deepest < 0.01, "tilted %g degrees: %.1f mm into the log", tilts[t], 1e3 * deepest);
+    tsr_test_world_free(&m, &w);
+  }
+}
+
 int main(void) {
   RUN_TEST(test_landings);
   RUN_TEST(test_box_on_round_shapes);
   RUN_TEST(test_box_on_edges_and_drums);
   RUN_TEST(test_crossed_planks);
   RUN_TEST(test_landing_sorted_on_z);
+  RUN_TEST(test_box_edge_on_log);
   return TSR_TEST_RESULT();
 }
