@@ -922,6 +922,11 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
     n = end_caps(c, o2, 0, o1, n, c->max_per_pair);
   else if (t0 == dCapsuleClass && t1 == dCapsuleClass)
     n = capsule_pair(c, o1, o2, n, c->max_per_pair);
+  // a moving box's corners against a capsule (tsr_solid_box_on_capsule)
+  if (t0 == dCapsuleClass && t1 == dBoxClass)
+    n = tsr_solid_box_on_capsule(&sx, o2, s1, o1, s0, inflation(m, c, s0), 0, c->buf, n, c->max_per_pair, dedup);
+  else if (t1 == dCapsuleClass && t0 == dBoxClass)
+    n = tsr_solid_box_on_capsule(&sx, o1, s0, o2, s1, inflation(m, c, s1), 1, c->buf, n, c->max_per_pair, dedup);
 
   int b0 = m->shapes[s0].body, b1 = m->shapes[s1].body;
   for (int i = 0; i < n; i++) {

@@ -457,6 +457,31 @@ int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, i
   return n;
 }
 
+int tsr_solid_box_on_capsule(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, double inflation,
+                             int g_first, dContactGeom *buf, int n, int max, double dedup) {
+  if (n >= max || x->b->fixed[x->m->shapes[shape].body]) return n;
+  dReal r, len;
+  dGeomCapsuleGetParams(f, &r, &len);
+  TsrVec3 fa[3], ax[3], p[8];
+  geom_axes(f, fa);
+  const TsrVec3 c = geom_pos(f), a0 = tsr_v3_madd(c, fa[2], -0.5 * len);
+  const double surface = r - inflation;  // f's own radius (as grown by the margin's half)
+  const int np = solid_points(g, fa[2], ax, p);
+  for (int k = 0; k < np && n < max; k++) {
+    // the closest point of f's axis segment
+    double t = tsr_v3_dot(tsr_v3_sub(p[k], a0), fa[2]);
+    t = t < 0.0 ? 0.0 : t > len ? len : t;
+    TsrVec3 dv = tsr_v3_sub(p[k], tsr_v3_madd(a0, fa[2], t));
+    double dist = tsr_v3_norm(dv), gap = dist - surface;
+    if (!(gap > 0.0) || !(dist > 0.0)) continue;  // touching or inside: the pair's own contacts have it
+    TsrVec3 nrm = tsr_v3_scale(dv, 1.0 / dist);
+    if (!(gap < point_reach(x, shape, g, ax, fshape, nrm, p[k]))) continue;
+    if (near_any(buf, n, p[k], dedup)) continue;
+    set_contact(&buf[n++], p[k], nrm, inflation - gap, g, f, g_first);
+  }
+  return n;
+}
+
 // Half the extent of a box (axes u, lengths side) along unit direction d.
 static double box_half_extent(const TsrVec3 u[3], const dReal side[3], TsrVec3 d) {
   return 0.5 * (side[0] * fabs(tsr_v3_dot(u[0], d)) + side[1] * fabs(tsr_v3_dot(u[1], d)) +

@@ -107,6 +107,22 @@ int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, i
 // tsr_solid_box_edges' case).
 int tsr_solid_box_faces(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, dContactGeom *buf, int max);
 
+// A moving box g against a capsule f (the pair's geom of f, grown by
+// `inflation` beyond its radius and the margin's half): each corner of g
+// that does not touch f yet but can reach it in this step (as in
+// tsr_solid_pair) gives a speculative contact, with the normal from f's
+// axis segment and the depth as against the grown geom (the caller takes
+// the inflation off, as for ODE's contacts); corners within dedup of a
+// contact in buf are left out. The capsule's own contacts with a box are
+// its closest point and its end caps: a box tilted about an axis 17
+// degrees off a log's, touching it at one point, turned about it and its
+// far corner, which had no contact, went 61 mm into the log. Not for spheres: against the sphere clusters of six random
+// rock piles the corners' contacts raised the largest penetration in four
+// (by 0.2-0.7 cm). g_first: g is the pair's first geom. Returns the new
+// count.
+int tsr_solid_box_on_capsule(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, double inflation,
+                             int g_first, dContactGeom *buf, int n, int max, double dedup);
+
 // The side of a cylinder g against a box f, one of them moving, not
 // touching, where neither a rim point nor a corner is nearest (a log
 // falling across a box's edge): the point of g's axis nearest f, when it

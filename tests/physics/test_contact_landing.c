@@ -274,22 +274,28 @@ static double point_box(TsrVec3 p, TsrVec3 x, TsrQuat q, double hx, double hy, d
 
 // A 500 kg box tilted 20 or 35 degrees about a fixed log (a capsule lying
 // on the ground), dropped from 1.5 m so that its lowest edge, parallel to
-// the log, lands along it; the whole scene turned 30 degrees about the
-// vertical. The capsule's contacts with a box were its core point and its
-// end caps; the caps sit at the log's ends, beyond the box, unless the log
-// lies along a face, so the edge had one contact, the box turned about it
-// and its edge went 62.7 mm into the log at 20 degrees (18.9 at 35). The
+// the log, lands along it; and tilted 20 degrees about a level axis 17
+// degrees off the log's, so that its lowest corner meets the log first;
+// the whole scene turned 30 degrees about the vertical. The capsule's contacts with a box were its
+// core point and its end caps; the caps sit at the log's ends, beyond the box, unless the log lies along a face, so the
+// edge had one contact, the box turned about it and its edge went 62.7 mm into the log at 20 degrees (18.9 at 35). The
 // log's ends are now clipped to the edge as to a face (collide.c,
-// clip_to_face). Truth checked: the box never comes more than 1 cm into the
+// clip_to_face). Tilted about the other axis, the box touches the log at
+// one point, turns about it, and its far corner came down 61 mm into the
+// log: the
+// box's corners now have speculative contacts with a capsule
+// (tsr_solid_box_on_capsule). Truth checked: the box never comes more than 1 cm into the
 // log (test_landings' bound), measured here as the log's radius less the
 // distance from its axis segment (2,001 points) to the box.
 static void test_box_edge_on_log(void) {
-  const double tilts[] = {20, 35};
+  const double tilts[] = {20, 35, 20}, cross[] = {0, 0, 17};  // the tilt's axis to the log, degrees
   const TsrQuat turn = tsr_q_axis_angle(tsr_v3(0, 0, 1), 30 * M_PI / 180);
   const TsrVec3 along = tsr_q_rotate(turn, tsr_v3(1, 0, 0)), across = tsr_q_rotate(turn, tsr_v3(0, 1, 0));
-  for (int t = 0; t < 2; t++) {
+  for (int t = 0; t < 3; t++) {
     TsrQuat ql = tsr_q_mul(turn, tsr_q_axis_angle(tsr_v3(0, 1, 0), M_PI / 2));  // log: its z along `along`
-    TsrQuat qb = tsr_q_mul(tsr_q_axis_angle(along, tilts[t] * M_PI / 180), turn);
+    // the box square to the log, tilted about a level axis `cross` degrees off the log's
+    TsrVec3 hinge = tsr_q_rotate(tsr_q_axis_angle(tsr_v3(0, 0, 1), cross[t] * M_PI / 180), along);
+    TsrQuat qb = tsr_q_mul(tsr_q_axis_angle(hinge, tilts[t] * M_PI / 180), turn);
     TsrVec3 cb = tsr_v3_madd(tsr_v3(0, 0, 1.5), across, 0.45);
     char yaml[1200];
     snprintf(yaml, sizeof yaml,
@@ -317,9 +323,10 @@ static void test_box_edge_on_log(void) {
       }
       deepest = fmax(deepest, 0.1 - dist);
     }
-    fprintf(stderr, "box tilted %g degrees onto a log along its edge: deepest %+.2f mm into it\n", tilts[t],
-            1e3 * deepest);
-    ENSURE_MSG(deepest < 0.01, "tilted %g degrees: %.1f mm into the log", tilts[t], 1e3 * deepest);
+    fprintf(stderr, "box tilted %g degrees about an axis %g degrees off the log's: deepest %+.2f mm into it\n",
+            tilts[t], cross[t], 1e3 * deepest);
+    ENSURE_MSG(deepest < 0.01, "tilted %g degrees about %g off the log: %.1f mm into it", tilts[t], cross[t],
+               1e3 * deepest);
     tsr_test_world_free(&m, &w);
   }
 }
