@@ -326,29 +326,6 @@ static int links_init(TsrCollider *c, const TsrModel *m) {
   return 0;  // body_link_p[i] .. body_link_p[i+1]: the joints of body i
 }
 
-// A shape's proxy in the speculative broad phase, covering the shape grown
-// by the margin's half and by e: the shape itself for a sphere or box, a
-// capsule on the same axis for a cylinder (it holds the rims). Bounding
-// spheres were tried first: a 2.4 m log's reaches 1.2 m all round, and a
-// cylinder tower's logs each met 30-50 others, collided in full every step
-// (collision 6 ms of a 20 ms step).
-static dGeomID spec_proxy(dSpaceID space, const TsrShapeDef *s, double margin, double e) {
-  const double *p = s->params, grow = 0.5 * margin + e;
-  switch (s->type) {
-    case TSR_SHAPE_SPHERE:
-      return dCreateSphere(space, p[0] + grow);
-    case TSR_SHAPE_BOX:
-      return dCreateBox(space, p[0] + 2 * grow, p[1] + 2 * grow, p[2] + 2 * grow);
-    case TSR_SHAPE_CAPSULE:
-      return dCreateCapsule(space, p[0] + grow, p[1]);
-    case TSR_SHAPE_CYLINDER:
-      return dCreateCapsule(space, p[0] + grow, p[1] + margin);
-    case TSR_SHAPE_PLANE:
-      return NULL;
-  }
-  return NULL;
-}
-
 // Grows proxy g (spec_proxy) of shape s to the margin's half plus e.
 static void spec_proxy_size(dGeomID g, const TsrShapeDef *s, double margin, double e) {
   const double *p = s->params, grow = 0.5 * margin + e;
@@ -368,6 +345,21 @@ static void spec_proxy_size(dGeomID g, const TsrShapeDef *s, double margin, doub
     case TSR_SHAPE_PLANE:
       break;
   }
+}
+
+// A shape's proxy in the speculative broad phase, covering the shape grown
+// by the margin's half and by e: the shape itself for a sphere or box, a
+// capsule on the same axis for a cylinder (it holds the rims). Bounding
+// spheres were tried first: a 2.4 m log's reaches 1.2 m all round, and a
+// cylinder tower's logs each met 30-50 others, collided in full every step
+// (collision 6 ms of a 20 ms step).
+static dGeomID spec_proxy(dSpaceID space, const TsrShapeDef *s, double margin, double e) {
+  dGeomID g = s->type == TSR_SHAPE_SPHERE  ? dCreateSphere(space, 1.0)
+              : s->type == TSR_SHAPE_BOX   ? dCreateBox(space, 1.0, 1.0, 1.0)
+              : s->type == TSR_SHAPE_PLANE ? NULL
+                                           : dCreateCapsule(space, 1.0, 1.0);  // capsule, or a cylinder's
+  if (g) spec_proxy_size(g, s, margin, e);
+  return g;
 }
 
 // The speculative broad phase (spec_callback): a proxy (spec_proxy) for
@@ -985,9 +977,9 @@ static void near_callback(void *data, dGeomID o1, dGeomID o2) {
 }
 
 // Broad phase of the speculative contacts of moving boxes and cylinders,
-// whose geoms are not grown by their reach: their proxies (spheres around
-// them, grown by it) against each other, copies of the fixed boxes and
-// proxies of the spheres and capsules, in a space of their own. A pair the
+// whose geoms are not grown by their reach: their proxies (spec_proxy,
+// grown by it) against each other, the fixed boxes' and the spheres' and
+// capsules', in a space of their own. A pair the
 // main broad phase gave (near_callback lists them) is left alone; the
 // others are collided here, in full (collide_pair).
 static void spec_callback(void *data, dGeomID a, dGeomID b) {
@@ -1158,6 +1150,23 @@ static void set_reach(TsrCollider *c, const TsrShapeDef *s, int k, double e) {
   if (s->type == TSR_SHAPE_SPHERE || s->type == TSR_SHAPE_CAPSULE) size_round(c->geoms[k], s, c->margin, e);
 }
 
+// How far the bounding sphere of moving shape k (grown by the margin's
+// half) is from fixed shape f: above a plane, or apart from f's own
+// bounding sphere. A shape whose reach is less cannot meet f this step.
+static double bounding_gap(const TsrCollider *c, const TsrModel *m, int k, int f) {
+  const double half = 0.5 * c->margin;
+  const dReal *o = dGeomGetPosition(c->geoms[k]);
+  const double rk = tsr_contact_bounding_radius(&m->shapes[k], half);
+  if (m->shapes[f].type == TSR_SHAPE_PLANE) {
+    dVector4 pl;
+    dGeomPlaneGetParams(c->geoms[f], pl);
+    return pl[0] * o[0] + pl[1] * o[1] + pl[2] * o[2] - pl[3] - rk;
+  }
+  const dReal *p = dGeomGetPosition(c->geoms[f]);
+  return sqrt((o[0] - p[0]) * (o[0] - p[0]) + (o[1] - p[1]) * (o[1] - p[1]) + (o[2] - p[2]) * (o[2] - p[2])) - rk -
+         tsr_contact_bounding_radius(&m->shapes[f], half);
+}
+
 // Planes are kept out of the sweep and prune. ODE bounds a plane whose
 // normal is along an axis by a half-space box (z <= offset), and once the
 // space sorts on that axis (shapes spread most along z: a tower, a stack)
@@ -1171,16 +1180,11 @@ static void collide_planes(CollideCtx *x) {
   const TsrModel *m = x->m;
   for (int q = 0; q < c->n_planes && !x->failed; q++) {
     const int sp = c->planes[q];
-    dVector4 pl;
-    dGeomPlaneGetParams(c->geoms[sp], pl);
     for (int k = 0; k < m->n_shapes && !x->failed; k++) {
       const TsrShapeDef *s = &m->shapes[k];
       if (s->type == TSR_SHAPE_PLANE || x->b->fixed[s->body]) continue;
       const int s0 = k < sp ? k : sp, s1 = k < sp ? sp : k;
-      if (!may_meet(c, m, s0, s1)) continue;
-      const dReal *o = dGeomGetPosition(c->geoms[k]);
-      double above = pl[0] * o[0] + pl[1] * o[1] + pl[2] * o[2] - pl[3];
-      if (above > tsr_contact_bounding_radius(s, 0.5 * c->margin) + c->extra[k]) continue;
+      if (!may_meet(c, m, s0, s1) || bounding_gap(c, m, k, sp) > c->extra[k]) continue;
       collide_pair(x, s0, s1, c->geoms[s0], c->geoms[s1]);
     }
   }
@@ -1260,30 +1264,15 @@ static void drop_pair(TsrContacts *cs, int s0, int s1) {
 static int push_to_fixed(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
   TsrCollider *c = cs->collider;
   CollideCtx x = {cs, m, b, 0};
-  const double half = 0.5 * c->margin;
   for (int k = 0; k < m->n_shapes && !x.failed; k++) {
     const TsrShapeDef *s = &m->shapes[k];
     if (b->fixed[s->body] || !(c->push[s->body] > 0.0)) continue;
     double e = sweep_margin(m, b, k, c->push[s->body]);
     if (!(e >= 2.0 * c->extra[k])) continue;
     set_reach(c, s, k, e);
-    const dReal *o = dGeomGetPosition(c->geoms[k]);
-    const double rk = tsr_contact_bounding_radius(s, half) + e;
     for (int q = 0; q < c->n_fixed && !x.failed; q++) {
       const int f = c->fixed[q], s0 = k < f ? k : f, s1 = k < f ? f : k;
-      if (!may_meet(c, m, s0, s1)) continue;
-      const TsrShapeDef *fs = &m->shapes[f];
-      double apart;
-      if (fs->type == TSR_SHAPE_PLANE) {
-        dVector4 pl;
-        dGeomPlaneGetParams(c->geoms[f], pl);
-        apart = pl[0] * o[0] + pl[1] * o[1] + pl[2] * o[2] - pl[3];
-      } else {
-        const dReal *p = dGeomGetPosition(c->geoms[f]);
-        apart = sqrt((o[0] - p[0]) * (o[0] - p[0]) + (o[1] - p[1]) * (o[1] - p[1]) + (o[2] - p[2]) * (o[2] - p[2])) -
-                tsr_contact_bounding_radius(fs, half);
-      }
-      if (apart > rk) continue;
+      if (!may_meet(c, m, s0, s1) || bounding_gap(c, m, k, f) > e) continue;
       drop_pair(cs, s0, s1);
       collide_pair(&x, s0, s1, c->geoms[s0], c->geoms[s1]);
     }

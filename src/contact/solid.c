@@ -87,10 +87,9 @@ static TsrVec3 axial_spin(const TsrSolidCtx *x, int shape, TsrVec3 a) {
 // most the two shapes' sweep margins (a fixed shape's is 0); plus its
 // body's push (collide.c: how much farther a body closing in on it can
 // drive it; non-zero only against fixed shapes), whichever way p itself
-// moves. A cylinder's
-// spin about its own axis (ax[2]) only moves points along its rims, never
-// below a rim's lowest point, so it is left out. 0 when neither shape
-// moves.
+// moves. A cylinder's spin about its own axis (ax[2]) only moves points
+// along its rims, never below a rim's lowest point, so it is left out. 0
+// when neither shape moves.
 static double point_reach(const TsrSolidCtx *x, int shape, dGeomID g, const TsrVec3 ax[3], int other, TsrVec3 n,
                           TsrVec3 p) {
   const TsrBodies *b = x->b;
@@ -110,6 +109,15 @@ static double point_reach(const TsrSolidCtx *x, int shape, dGeomID g, const TsrV
   }
   double toward = -tsr_v3_dot(n, vp), own = h * fmax(toward, 0.0) + tsr_v3_norm(x->m->settings.gravity) * h * h;
   return fmin(bound, own + (x->push ? x->push[body] : 0.0));
+}
+
+// Whether point p of shape g, at signed gap `gap` from shape f along nrm,
+// makes a contact: touching (gap <= 0) or able to reach f in this step
+// (point_reach), and not within dedup of one of the n contacts in buf.
+static int reaches(const TsrSolidCtx *x, int shape, dGeomID g, const TsrVec3 ax[3], int fshape, TsrVec3 nrm, TsrVec3 p,
+                   double gap, const dContactGeom *buf, int n, double dedup) {
+  if (gap > 0.0 && !(gap < point_reach(x, shape, g, ax, fshape, nrm, p))) return 0;
+  return !near_any(buf, n, p, dedup);
 }
 
 double tsr_solid_reach(const TsrSolidCtx *x, int shape, dGeomID g) {
@@ -450,9 +458,7 @@ int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, i
     lo = fmin(lo, tsr_v3_dot(nrm, tsr_v3_sub(c[0][k], bq)));
     hi = fmax(hi, tsr_v3_dot(nrm, tsr_v3_sub(c[1][k], bq)));
   }
-  if (lo < best - tol || hi > tol) return n;
-  if (!(best < point_reach(x, shape, g, ax[0], fshape, nrm, p))) return n;
-  if (near_any(buf, n, p, dedup)) return n;
+  if (lo < best - tol || hi > tol || !reaches(x, shape, g, ax[0], fshape, nrm, p, best, buf, n, dedup)) return n;
   set_contact(&buf[n++], p, nrm, -best, g, f, 1);
   return n;
 }
@@ -475,9 +481,8 @@ int tsr_solid_box_on_capsule(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID
     double dist = tsr_v3_norm(dv), gap = dist - surface;
     if (!(gap > 0.0) || !(dist > 0.0)) continue;  // touching or inside: the pair's own contacts have it
     TsrVec3 nrm = tsr_v3_scale(dv, 1.0 / dist);
-    if (!(gap < point_reach(x, shape, g, ax, fshape, nrm, p[k]))) continue;
-    if (near_any(buf, n, p[k], dedup)) continue;
-    set_contact(&buf[n++], p[k], nrm, inflation - gap, g, f, g_first);
+    if (reaches(x, shape, g, ax, fshape, nrm, p[k], gap, buf, n, dedup))
+      set_contact(&buf[n++], p[k], nrm, inflation - gap, g, f, g_first);
   }
   return n;
 }
@@ -696,10 +701,9 @@ static int parallel_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b
       double rho = tsr_v3_norm(radial), depth = rf - rho;
       if (!(rho > 0.0)) continue;
       TsrVec3 nrm = tsr_v3_scale(radial, 1.0 / rho);  // from f toward g
-      if (depth < 0.0 && !(-depth < point_reach(x, gs, g, ax, fs, nrm, p))) continue;
-      if (near_any(pts, m, p, dedup)) continue;  // the other's rim point at the same end (equal lengths)
-      // dContactGeom of the pair (a, b): the normal pushes a
-      set_contact(&pts[m++], p, nrm, depth, g, f, g == a);
+      // not within dedup of the other's rim point at the same end (equal
+      // lengths); dContactGeom of the pair (a, b): the normal pushes a
+      if (reaches(x, gs, g, ax, fs, nrm, p, -depth, pts, m, dedup)) set_contact(&pts[m++], p, nrm, depth, g, f, g == a);
     }
   }
   return m;
@@ -721,8 +725,7 @@ static int rims_toward_axes(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, 
       if (!rim_toward_axis(&c, cap, &p)) continue;
       const dGeomID g = c.g, f = c.f;
       double sd = cylinder_distance(f, p, tsr_v3_sub(c.cg, c.cf), &nrm);  // nrm from f toward p
-      if (sd > 0.0 && !(sd < point_reach(x, c.gs, g, c.ax, c.fs, nrm, p))) continue;
-      if (!near_any(pts, m, p, dedup)) set_contact(&pts[m++], p, nrm, -sd, g, f, g == a);
+      if (reaches(x, c.gs, g, c.ax, c.fs, nrm, p, sd, pts, m, dedup)) set_contact(&pts[m++], p, nrm, -sd, g, f, g == a);
     }
   }
   return m;
@@ -790,8 +793,7 @@ int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID 
   if (!(d > 0.0) || !(un > 0.5)) return n;  // the axis inside f, or f's nearest point off the side: ODE's
   const TsrVec3 p = tsr_v3_madd(c, u, -r / un);
   const double gap = d - r;  // f's closest point is beside the side's circle at c
-  if (!(gap > 0.0) || !(gap < point_reach(x, shape, g, ax, fshape, nrm, p))) return n;
-  if (near_any(buf, n, p, dedup)) return n;
+  if (!(gap > 0.0) || !reaches(x, shape, g, ax, fshape, nrm, p, gap, buf, n, dedup)) return n;
   set_contact(&buf[n++], p, nrm, -gap, g, f, g_first);
   return n;
 }
