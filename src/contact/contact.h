@@ -100,6 +100,18 @@ void tsr_contact_warm_start(const TsrContacts *cs, const TsrRowSet *rows, double
 // Stores the solved impulses (and index sets) of the contact rows.
 void tsr_contact_store(TsrContacts *cs, const double *lambda, const int8_t *index_set);
 
+// Friction bounds refreshed from this step's solution (seed 000 §8.2's
+// remedy for Eq. 11's lagging lambda_n: "an initial pass to estimate the
+// normal force at each time step and then updating Coulomb friction bounds
+// accordingly"). For each contact whose friction rows, in lambda, either
+// sit at a bound below mu lambda_n or exceed mu lambda_n, by an impulse
+// that would change the sliding speed there (that row's diagonal of A) by
+// more than dv m/s, both friction rows get the bounds +-mu lambda_n, in p
+// and in rows, and bound_normal becomes lambda_n. Returns how many
+// contacts changed; the caller solves again when any did.
+#define TSR_FRICTION_REFRESH_SPEED 0.05  // m/s
+int tsr_contact_refresh_friction(TsrContacts *cs, TsrRowSet *rows, TsrMlcp *p, const double *lambda, double dv);
+
 // Largest penetration after the step, linearised: depth - h * (normal
 // separating velocity at v+), at least 0. v_new: v+ [6n] (linear, angular).
 double tsr_contact_penetration(const TsrContacts *cs, const TsrBodies *b, const double *v_new, double h);

@@ -229,6 +229,70 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
   return 0;
 }
 
+// The diagonal entry A_jj of a CSC matrix with sorted row indices: the
+// velocity change of row j per unit impulse of its own.
+static double diagonal(const TsrMlcp *p, int j) {
+  int lo = p->Ap[j], hi = p->Ap[j + 1] - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (p->Ai[mid] == j) return p->Ax[mid];
+    if (p->Ai[mid] < j)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return 0.0;
+}
+
+// The speed error, in m/s, that contact i's friction bound leaves in the
+// solution lambda: for each friction row, the impulse withheld from it at a
+// bound below mu lambda_n, or the friction it carries beyond mu lambda_n,
+// times its diagonal of A (the sliding speed that impulse makes there).
+// *gap: the same for the bound itself, |mu lambda_n - bound| times the
+// larger diagonal, whether the rows use it or not.
+static double friction_error(const TsrContacts *cs, const TsrMlcp *p, const double *lambda, int i, double *gap) {
+  const TsrContact *c = &cs->c[i];
+  const int r0 = cs->first_row + 3 * i;
+  const double nb = c->friction * fmax(lambda[r0], 0.0), ob = p->hi[r0 + 1];
+  double worst = 0.0, amax = 0.0;
+  for (int t = 1; t < 3; t++) {
+    const double lt = fabs(lambda[r0 + t]), a = diagonal(p, r0 + t);
+    if (nb > ob && lt >= ob * (1.0 - 1e-9)) worst = fmax(worst, (nb - ob) * a);
+    if (lt > nb) worst = fmax(worst, (lt - nb) * a);
+    amax = fmax(amax, a);
+  }
+  *gap = fabs(nb - ob) * amax;
+  return worst;
+}
+
+int tsr_contact_refresh_friction(TsrContacts *cs, TsrRowSet *rows, TsrMlcp *p, const double *lambda, double dv) {
+  double gap;
+  int any = 0;
+  for (int i = 0; i < cs->n && !any; i++) any = cs->c[i].friction > 0.0 && friction_error(cs, p, lambda, i, &gap) > dv;
+  if (!any) return 0;
+  // Some row is wrong: every bound that is off by more than dv follows its
+  // lambda_n, used or not, since the next solve moves load between
+  // contacts (a light block under a heavy one sliding over it: once the
+  // top contact's friction is refreshed, the block's bottom contact must
+  // hold it with its own new load, or the block is dragged along).
+  int changed = 0;
+  for (int i = 0; i < cs->n; i++) {
+    TsrContact *c = &cs->c[i];
+    if (!(c->friction > 0.0)) continue;  // frictionless: its rows stay fixed at 0
+    friction_error(cs, p, lambda, i, &gap);
+    if (!(gap > dv)) continue;
+    const int r0 = cs->first_row + 3 * i;
+    const double ln = fmax(lambda[r0], 0.0), nb = c->friction * ln;
+    c->bound_normal = ln;
+    for (int t = 1; t < 3; t++) {
+      p->lo[r0 + t] = rows->rows[r0 + t].lo = -nb;
+      p->hi[r0 + t] = rows->rows[r0 + t].hi = nb;
+    }
+    changed++;
+  }
+  return changed;
+}
+
 double tsr_contact_penetration(const TsrContacts *cs, const TsrBodies *b, const double *v_new, double h) {
   double worst = 0.0;
   for (int i = 0; i < cs->n; i++) {

@@ -21,7 +21,7 @@ static const char *const solver_keys[] = {
     "threads", "geometric_stiffness",     NULL};
 static const char *const partitioning_keys[] = {"method",     "refine",    "max_bodies", "every",
                                                 "mass_ratio", "mix_ratio", NULL};
-static const char *const contact_keys[] = {"max_per_pair", "margin", NULL};
+static const char *const contact_keys[] = {"max_per_pair", "margin", "friction_refresh", NULL};
 static const char *const output_keys[] = {"every", "constraints", "contacts", NULL};
 static const char *const material_keys[] = {"name", "friction", "compliance", "damping", NULL};
 static const char *const pair_keys[] = {"materials", "friction", "compliance", "damping", NULL};
@@ -53,6 +53,7 @@ static void default_settings(TsrSettings *s) {
   s->partitioning.mix_ratio = 0.5;
   s->contact.max_per_pair = 4;
   s->contact.margin = 0.0;
+  s->contact.friction_refresh = TSR_FRICTION_REFRESH_DEFAULT;
   s->output.every = 1;
   s->output.constraints = 1;
   s->output.contacts = 1;
@@ -160,6 +161,14 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
       if (tsr_model_check_map(c, v, "settings.contact", contact_keys)) {
         ok &= opt_int_field(c, v, "max_per_pair", 1, &s->contact.max_per_pair);
         ok &= tsr_model_opt_number(c, v, "margin", TSR_NUM_NONNEG, &s->contact.margin) != 0;
+        const TsrYNode *t_fr = tsr_ytree_get(v, "friction_refresh");
+        if (!opt_int_field(c, v, "friction_refresh", 0, &s->contact.friction_refresh)) {
+          ok = 0;
+        } else if (t_fr && s->contact.friction_refresh > TSR_FRICTION_REFRESH_MAX) {
+          tsr_model_error(c, t_fr, "friction_refresh must be at most %d re-solves per step, got %d",
+                          TSR_FRICTION_REFRESH_MAX, s->contact.friction_refresh);
+          ok = 0;
+        }
       } else {
         ok = 0;
       }

@@ -146,6 +146,11 @@ int tsr_model_steps_for(double duration, double step, double *steps, char *why, 
 // gives the same results), far more is a typo.
 #define TSR_MAX_THREADS 1024
 
+// settings.contact.friction_refresh: its default, and the most re-solves a
+// step may make (each is a whole MLCP solve; the bounds need not settle).
+#define TSR_FRICTION_REFRESH_DEFAULT 0
+#define TSR_FRICTION_REFRESH_MAX 8
+
 typedef struct {
   double step;      // h, default 1/60
   double duration;  // s; steps = round(duration / step) when `steps` is absent
@@ -173,6 +178,10 @@ typedef struct {
   struct {
     int max_per_pair;  // 4
     double margin;     // 0
+    // Re-solves per step with friction bounds from this step's normal
+    // impulses (contact/contact.h, tsr_contact_refresh_friction); 0: Eq. 11
+    // as written, lambda_n of the previous step.
+    int friction_refresh;  // TSR_FRICTION_REFRESH_DEFAULT
   } contact;
   struct {
     int every;        // 1

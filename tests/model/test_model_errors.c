@@ -42,6 +42,21 @@ static const Case cases[] = {
      {NULL},
      {"m.yaml:4:5: error: body 'box': missing required key 'mass' (or 'density'): a moving body needs one",
       "m.yaml:5:5: error: body 'box': unknown key 'mas' in a body (did you mean 'mass'?)"}},
+    {"friction_refresh",
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "settings:\n"
+     "  contact: {friction_refresh: 9}\n"
+     "materials: [{name: m, friction: 0.5}]\n"
+     "bodies:\n"
+     "  - {name: b, mass: 1, shape: {type: sphere, radius: 1}}\n",
+     {NULL},
+     {"m.yaml:4:31: error: settings.contact: friction_refresh must be at most 8 re-solves per step, got 9"}},
+    {"friction_refresh_set",
+     SET_MODEL,
+     {"settings.contact.friction_refresh=-1"},
+     {"--set settings.contact.friction_refresh=-1:1:35: error: settings.contact: friction_refresh must be at least 0, "
+      "got -1"}},
     {"unknown_key_nosugg",
      "format: tessera-model/1\n"
      "name: t\n"

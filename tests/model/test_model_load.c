@@ -24,7 +24,7 @@ static const char *full_model =
     "  solver: {type: fbic, max_coupling_iterations: 7, max_pivots: 20, index_tolerance: 1.0e-6,\n"
     "           iterations: 50, tolerance: 1.0e-7, warm_start: false, threads: 3}\n"
     "  partitioning: {method: mindp, max_bodies: 8, every: 5}\n"
-    "  contact: {max_per_pair: 8, margin: 0.001}\n"
+    "  contact: {max_per_pair: 8, margin: 0.001, friction_refresh: 3}\n"
     "  output: {every: 2, constraints: false, contacts: false}\n"
     "materials:\n"
     "  - {name: steel, friction: 0.4, compliance: 1.0e-8, damping: 3}\n"
@@ -195,7 +195,7 @@ static void test_settings_and_materials(void) {
   ENSURE(s->solver.warm_start == 0 && s->solver.threads == 3);
   ENSURE(s->partitioning.method == TSR_PARTITION_MINDP && s->partitioning.max_bodies == 8);
   ENSURE(s->partitioning.every == 5);
-  ENSURE(s->contact.max_per_pair == 8 && s->contact.margin == 0.001);
+  ENSURE(s->contact.max_per_pair == 8 && s->contact.margin == 0.001 && s->contact.friction_refresh == 3);
   ENSURE(s->output.every == 2 && !s->output.constraints && !s->output.contacts);
   ENSURE(m.n_materials == 2);
   ENSURE(strcmp(m.materials[0].name, "steel") == 0 && m.materials[0].friction == 0.4);
@@ -384,6 +384,7 @@ static void test_defaults(void) {
   ENSURE(s->solver.tolerance == 1e-9 && s->solver.warm_start == 1 && s->solver.threads == 0);
   ENSURE(s->partitioning.method == TSR_PARTITION_SEMANTIC && s->partitioning.max_bodies == 16);
   ENSURE(s->partitioning.every == 1 && s->contact.max_per_pair == 4 && s->contact.margin == 0);
+  ENSURE(s->contact.friction_refresh == 0);  // Eq. 11 as written
   ENSURE(s->output.every == 1 && s->output.constraints == 1 && s->output.contacts == 1);
   ENSURE(m.n_materials == 1 && strcmp(m.materials[0].name, "default") == 0);
   ENSURE(m.materials[0].friction == 0.5 && m.materials[0].compliance == 1e-9 && m.materials[0].damping == 2);

@@ -32,38 +32,6 @@
 
 enum { ROD, PLATE, CAPSULE, BALL };
 
-// The lowest and highest points of a single-shape body k along z.
-static void z_range(const TsrWorld *w, const TsrModel *m, int k, double *lo, double *hi) {
-  const TsrShapeDef *s = &m->shapes[m->bodies[k].first_shape];
-  const double *p = s->params;
-  *lo = INFINITY, *hi = -INFINITY;
-  TsrVec3 x = w->bodies.x[k];
-  TsrQuat q = w->bodies.q[k];
-  if (s->type == TSR_SHAPE_SPHERE) {
-    *lo = x.z - p[0], *hi = x.z + p[0];
-    return;
-  }
-  if (s->type == TSR_SHAPE_CAPSULE) {
-    for (int e = 0; e < 2; e++) {
-      double z = tsr_v3_add(x, tsr_q_rotate(q, tsr_v3(0, 0, (e ? 0.5 : -0.5) * p[1]))).z;
-      *lo = fmin(*lo, z - p[0]), *hi = fmax(*hi, z + p[0]);
-    }
-    return;
-  }
-  int cyl = s->type == TSR_SHAPE_CYLINDER;
-  for (int k2 = 0; k2 < (cyl ? 720 : 8); k2++) {
-    TsrVec3 l;
-    if (cyl) {
-      double t = (k2 / 2) * M_PI / 180.0;
-      l = tsr_v3(p[0] * cos(t), p[0] * sin(t), (k2 & 1) ? 0.5 * p[1] : -0.5 * p[1]);
-    } else {
-      l = tsr_v3((k2 & 1 ? 0.5 : -0.5) * p[0], (k2 & 2 ? 0.5 : -0.5) * p[1], (k2 & 4 ? 0.5 : -0.5) * p[2]);
-    }
-    double z = tsr_v3_add(x, tsr_q_rotate(q, l)).z;
-    *lo = fmin(*lo, z), *hi = fmax(*hi, z);
-  }
-}
-
 static void push(int plane, int shape, double mass, double block, double speed) {
   static const char *const names[] = {"rod", "plate", "capsule", "ball"};
   static const char *const shapes[] = {
@@ -99,13 +67,13 @@ static void push(int plane, int shape, double mass, double block, double speed) 
   double deepest = INFINITY, through = INFINITY, lo, hi, blo, bhi;
   while (w.step < m.settings.steps) {
     ENSURE(tsr_world_step(&w) == 0);
-    z_range(&w, &m, 1, &lo, &hi);
-    z_range(&w, &m, 2, &blo, &bhi);
+    tsr_test_z_range(&w, &m, 1, &lo, &hi);
+    tsr_test_z_range(&w, &m, 2, &blo, &bhi);
     deepest = fmin(deepest, lo);
     through = fmin(through, blo - hi);
   }
-  z_range(&w, &m, 1, &lo, &hi);
-  z_range(&w, &m, 2, &blo, &bhi);
+  tsr_test_z_range(&w, &m, 1, &lo, &hi);
+  tsr_test_z_range(&w, &m, 2, &blo, &bhi);
   double v = tsr_v3_norm(w.bodies.v[1]);
   const char *on = plane ? "plane" : "box floor";
   fprintf(stderr, "%-7s %4g kg under %4g kg at %2g m/s on a %-9s: deepest %+.2f mm, rests %+.3f mm (|v| %.1e)",
