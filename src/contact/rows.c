@@ -229,21 +229,6 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
   return 0;
 }
 
-// The diagonal entry A_jj of a CSC matrix with sorted row indices: the
-// velocity change of row j per unit impulse of its own.
-static double diagonal(const TsrMlcp *p, int j) {
-  int lo = p->Ap[j], hi = p->Ap[j + 1] - 1;
-  while (lo <= hi) {
-    int mid = (lo + hi) / 2;
-    if (p->Ai[mid] == j) return p->Ax[mid];
-    if (p->Ai[mid] < j)
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
-  return 0.0;
-}
-
 // The speed error, in m/s, that contact i's friction bound leaves in the
 // solution lambda: for each friction row, the impulse withheld from it at a
 // bound below mu lambda_n, or the friction it carries beyond mu lambda_n,
@@ -256,7 +241,7 @@ static double friction_error(const TsrContacts *cs, const TsrMlcp *p, const doub
   const double nb = c->friction * fmax(lambda[r0], 0.0), ob = p->hi[r0 + 1];
   double worst = 0.0, amax = 0.0;
   for (int t = 1; t < 3; t++) {
-    const double lt = fabs(lambda[r0 + t]), a = diagonal(p, r0 + t);
+    const double lt = fabs(lambda[r0 + t]), a = tsr_mlcp_diag(p, r0 + t);
     if (nb > ob && lt >= ob * (1.0 - 1e-9)) worst = fmax(worst, (nb - ob) * a);
     if (lt > nb) worst = fmax(worst, (lt - nb) * a);
     amax = fmax(amax, a);

@@ -43,6 +43,14 @@ static int face_toward(const TsrVec3 u[3], TsrVec3 dir, double *sgn) {
   return face;
 }
 
+// Box f's edge lengths and axes, and its face pair most nearly along dir
+// (face_toward).
+static int box_face(dGeomID f, TsrVec3 dir, dVector3 side, TsrVec3 u[3], double *sgn) {
+  dGeomBoxGetLengths(f, side);
+  geom_axes(f, u);
+  return face_toward(u, dir, sgn);
+}
+
 // The points of a box (its eight corners) or of a cylinder (four on each
 // rim, 90 degrees apart, from the rim's lowest along -n) that can first
 // touch a surface whose outward normal is n; ax: the shape's axes.
@@ -261,61 +269,81 @@ static double solid_distance(dGeomID f, TsrVec3 p, TsrVec3 hint, TsrVec3 *normal
 // top lines, under f, had no point at all.
 static double level_face(dGeomID f, TsrVec3 dir, TsrVec3 p, double window, TsrVec3 *normal) {
   dVector3 side;
-  dGeomBoxGetLengths(f, side);
   TsrVec3 d = tsr_v3_sub(p, geom_pos(f)), u[3];
-  geom_axes(f, u);
   double l[3], out[3], sgn;
+  const int face = box_face(f, dir, side, u, &sgn);
   for (int i = 0; i < 3; i++) {
     l[i] = tsr_v3_dot(d, u[i]);
     out[i] = fmax(fabs(l[i]) - 0.5 * side[i], 0.0);  // how far beside face pair i
   }
-  const int face = face_toward(u, dir, &sgn);
   const double h = sgn * l[face] - 0.5 * side[face];
   if (!(h < 0.0) || -h > window || hypot(out[(face + 1) % 3], out[(face + 2) % 3]) > window) return NAN;
   *normal = tsr_v3_scale(u[face], sgn);
   return h;
 }
 
-// A cylinder g lying on a face of box f (its axis within ~11 degrees of
-// the face facing g, the one most nearly along dir): the ends of the part
-// of its side line facing f that lies over the face, where they are not
-// its rims (whose points solid_points makes), as up to two points in q
-// with their signed heights above the face's plane. A log lying over a
-// box's edge touches it along its side up to the edge, not at its far
-// rim: with its rim points alone, one inside and one beyond the edge, a
-// falling tower's log pivoted on one point and sank 18 cm into the 2.5 t
-// box on it. (capsules: collide.c, clip_to_face.)
-static int side_on_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, TsrVec3 dir, TsrVec3 q[2], double h[2],
-                        TsrVec3 *normal) {
+// Whether cylinder g (axes ax) lies along box f: its axis within ~11
+// degrees of parallel to the face of f most nearly along dir. Then the line
+// c + t a, t in [*lo, *hi] within [-len/2, len/2] (c: the cylinder's centre,
+// or a point beside it at right angles to a), is its part within f's extent along
+// that face, over the face or beside it (*beside: along one of its edges,
+// parallel to a pair of f's sides and outside them); *face, *sgn: the face
+// (face_toward).
+static int along_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, TsrVec3 dir, TsrVec3 c, double *lo, double *hi,
+                      int *beside, int *face, double *sgn) {
   dVector3 side;
-  dGeomBoxGetLengths(f, side);
+  TsrVec3 u[3];
+  *face = box_face(f, dir, side, u, sgn);
   dReal r, len;
   dGeomCylinderGetParams(g, &r, &len);
-  TsrVec3 u[3];
-  geom_axes(f, u);
-  double sgn;
-  const int face = face_toward(u, dir, &sgn);
-  const TsrVec3 fc = geom_pos(f), nf = tsr_v3_scale(u[face], sgn), a = ax[2];
-  if (fabs(tsr_v3_dot(a, nf)) > 0.2) return 0;
-  TsrVec3 w = tsr_v3_normalize(tsr_v3_madd(nf, a, -tsr_v3_dot(nf, a)));
-  // the side line facing f: c + t a, t in [-len/2, len/2], in f's frame
-  const TsrVec3 c = tsr_v3_madd(geom_pos(g), w, -r), d = tsr_v3_sub(c, fc);
-  double lo = -0.5 * len, hi = 0.5 * len;
+  const TsrVec3 a = ax[2], d = tsr_v3_sub(c, geom_pos(f));
+  if (fabs(tsr_v3_dot(a, u[*face])) > 0.2) return 0;
+  *lo = -0.5 * len, *hi = 0.5 * len, *beside = 0;
   for (int j = 0; j < 3; j++) {
-    if (j == face) continue;
+    if (j == *face) continue;
     const double cj = tsr_v3_dot(d, u[j]), aj = tsr_v3_dot(a, u[j]), L = 0.5 * side[j];
     if (fabs(aj) < 1e-12) {
-      if (fabs(cj) > L) return 0;  // beside the face
+      *beside |= fabs(cj) > L;
       continue;
     }
     double s0 = (-L - cj) / aj, s1 = (L - cj) / aj;
-    lo = fmax(lo, fmin(s0, s1)), hi = fmin(hi, fmax(s0, s1));
+    *lo = fmax(*lo, fmin(s0, s1)), *hi = fmin(*hi, fmax(s0, s1));
   }
-  if (!(lo < hi)) return 0;
+  return *lo < *hi;
+}
+
+// Whether t, along a cylinder of length len from its centre, is at a rim.
+static int at_rim(double t, double len) { return fabs(fabs(t) - 0.5 * len) <= 1e-9 * len; }
+
+// A cylinder g lying on a face of box f (along_face, not beside it): the
+// ends of the part of its side line facing f that lies over the face, where
+// they are not its rims (whose points solid_points makes), as up to two
+// points in q with their signed heights above the face's plane. A log lying
+// over a box's edge touches it along its side up to the edge, not at its
+// far rim: with its rim points alone, one inside and one beyond the edge, a
+// falling tower's log pivoted on one point and sank 18 cm into the 2.5 t
+// box on it. (capsules: collide.c, clip_to_face; beside the face, along
+// its edge: tsr_solid_cylinder_side.)
+static int side_on_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, TsrVec3 dir, TsrVec3 q[2], double h[2],
+                        TsrVec3 *normal) {
+  dVector3 side;
+  TsrVec3 u[3];
+  double sgn;
+  int face = box_face(f, dir, side, u, &sgn);
+  dReal r, len;
+  dGeomCylinderGetParams(g, &r, &len);
+  const TsrVec3 a = ax[2], nf = tsr_v3_scale(u[face], sgn);
+  if (fabs(tsr_v3_dot(a, nf)) > 0.2) return 0;
+  TsrVec3 w = tsr_v3_normalize(tsr_v3_madd(nf, a, -tsr_v3_dot(nf, a)));
+  // the side line facing f: c + t a, t in [-len/2, len/2]
+  const TsrVec3 c = tsr_v3_madd(geom_pos(g), w, -r), fc = geom_pos(f);
+  double lo, hi;
+  int beside;
+  if (!along_face(g, ax, f, dir, c, &lo, &hi, &beside, &face, &sgn) || beside) return 0;
   int m = 0;
-  const double ends[2] = {lo, hi}, tol = 1e-9 * len;
+  const double ends[2] = {lo, hi};
   for (int e = 0; e < 2; e++) {
-    if (fabs(fabs(ends[e]) - 0.5 * len) <= tol) continue;  // a rim: solid_points has it
+    if (at_rim(ends[e], len)) continue;  // a rim: solid_points has it
     q[m] = tsr_v3_madd(c, a, ends[e]);
     h[m] = sgn * tsr_v3_dot(tsr_v3_sub(q[m], fc), u[face]) - 0.5 * side[face];
     m++;
@@ -769,6 +797,24 @@ static double axis_box_distance(double t, const void *ctx) {
   return box_distance(s->f, tsr_v3_madd(s->a0, s->axis, t * s->len), s->hint, &nrm);
 }
 
+// The speculative contact of cylinder g's side (radius r, axes ax) at its
+// axis point c with box f: the side's point nearest f, along -nrm (f's
+// closest point's normal) less its axial part, while it can reach f.
+// Touching, or f's nearest point off the side (beyond a rim): ODE's.
+static int side_point(const TsrSolidCtx *x, dGeomID g, int shape, const TsrVec3 ax[3], double r, dGeomID f, int fshape,
+                      int g_first, TsrVec3 c, dContactGeom *buf, int n, double dedup) {
+  TsrVec3 nrm;
+  const double d = box_distance(f, c, ax[0], &nrm);
+  TsrVec3 u = tsr_v3_madd(nrm, ax[2], -tsr_v3_dot(nrm, ax[2]));
+  double un = tsr_v3_norm(u);
+  if (!(d > 0.0) || !(un > 0.5)) return n;  // the axis inside f, or f's nearest point off the side: ODE's
+  const TsrVec3 p = tsr_v3_madd(c, u, -r / un);
+  const double gap = d - r;  // f's closest point is beside the side's circle at c
+  if (!(gap > 0.0) || !reaches(x, shape, g, ax, fshape, nrm, p, gap, buf, n, dedup)) return n;
+  set_contact(&buf[n++], p, nrm, -gap, g, f, g_first);
+  return n;
+}
+
 int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, int g_first,
                             dContactGeom *buf, int n, int max, double dedup) {
   if (n >= max || !(pair_motion(x, shape, fshape) > 0.0)) return n;
@@ -779,21 +825,27 @@ int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID 
   const TsrVec3 a0 = tsr_v3_madd(geom_pos(g), ax[2], -0.5 * len), hint = ax[0];
   // The signed distance to a convex set is convex along the axis
   // (tsr_contact_convex_min); at an end (a rim is nearest: tsr_solid_pair's
-  // points), or flat along the axis (lying on a face: the rim points hold
-  // it), nothing here.
+  // points), nothing here. Lying along f (along_face: flat or nearly so
+  // along the axis), the two ends of the part of the axis within f's
+  // extent, over its face or beside it along an edge: a fixed log under a
+  // box tilted 35 degrees whose face met the log's side along a line had
+  // one contact there, the box turned about it and came 17.6 mm into the
+  // log (test_contact_landing, test_box_edge_on_log).
   const AxisToBox at = {f, a0, ax[2], len, hint};
   const double t = tsr_contact_convex_min(axis_box_distance, &at, 1e-9 * (1.0 + len));
-  if (t == 0.0 || t == 1.0) return n;
   TsrVec3 nrm;
   const TsrVec3 c = tsr_v3_madd(a0, ax[2], t * len);
-  const double d = box_distance(f, c, hint, &nrm);
-  // the side's point nearest f: along -nrm less its axial part
-  TsrVec3 u = tsr_v3_madd(nrm, ax[2], -tsr_v3_dot(nrm, ax[2]));
-  double un = tsr_v3_norm(u);
-  if (!(d > 0.0) || !(un > 0.5)) return n;  // the axis inside f, or f's nearest point off the side: ODE's
-  const TsrVec3 p = tsr_v3_madd(c, u, -r / un);
-  const double gap = d - r;  // f's closest point is beside the side's circle at c
-  if (!(gap > 0.0) || !reaches(x, shape, g, ax, fshape, nrm, p, gap, buf, n, dedup)) return n;
-  set_contact(&buf[n++], p, nrm, -gap, g, f, g_first);
-  return n;
+  box_distance(f, c, hint, &nrm);
+  double lo, hi, sgn;
+  int beside, face;
+  if (along_face(g, ax, f, nrm, geom_pos(g), &lo, &hi, &beside, &face, &sgn)) {
+    // a line contact: its two ends (where not at a rim)
+    const double ends[2] = {lo, hi};
+    for (int e = 0; e < 2 && n < max; e++)
+      if (!at_rim(ends[e], len))
+        n = side_point(x, g, shape, ax, r, f, fshape, g_first, tsr_v3_madd(geom_pos(g), ax[2], ends[e]), buf, n, dedup);
+    return n;
+  }
+  if (t == 0.0 || t == 1.0) return n;
+  return side_point(x, g, shape, ax, r, f, fshape, g_first, c, buf, n, dedup);
 }

@@ -128,7 +128,11 @@ int tsr_solid_box_on_capsule(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID
 // falling across a box's edge): the point of g's axis nearest f, when it
 // lies inside the axis segment, gives one speculative contact on the side,
 // with the normal from f's closest point, while it can reach f in this
-// step. Returns the new count, as tsr_solid_pair.
+// step. When g lies along f (its axis within ~11 degrees of parallel to
+// f's face toward it), the two ends of the part of its axis within f's
+// extent along that face (over the face, or beside it along an edge) give
+// one each instead, where they are not at its rims. Returns the new count,
+// as tsr_solid_pair.
 int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, int g_first,
                             dContactGeom *buf, int n, int max, double dedup);
 

@@ -284,51 +284,58 @@ static double point_box(TsrVec3 p, TsrVec3 x, TsrQuat q, double hx, double hy, d
 // one point, turns about it, and its far corner came down 61 mm into the
 // log: the
 // box's corners now have speculative contacts with a capsule
-// (tsr_solid_box_on_capsule). Truth checked: the box never comes more than 1 cm into the
+// (tsr_solid_box_on_capsule). The same with a cylinder log (flat ends,
+// as long in all): tilted 35 degrees, the box's face meets the log's side
+// along a line, which had one contact, so the box turned about it and came
+// 17.6 mm into the log; a cylinder lying along a box now has the two ends
+// of that line (tsr_solid_cylinder_side). Truth checked: the box never comes more than 1 cm into the
 // log (test_landings' bound), measured here as the log's radius less the
 // distance from its axis segment (2,001 points) to the box.
 static void test_box_edge_on_log(void) {
   const double tilts[] = {20, 35, 20}, cross[] = {0, 0, 17};  // the tilt's axis to the log, degrees
   const TsrQuat turn = tsr_q_axis_angle(tsr_v3(0, 0, 1), 30 * M_PI / 180);
   const TsrVec3 along = tsr_q_rotate(turn, tsr_v3(1, 0, 0)), across = tsr_q_rotate(turn, tsr_v3(0, 1, 0));
-  for (int t = 0; t < 3; t++) {
-    TsrQuat ql = tsr_q_mul(turn, tsr_q_axis_angle(tsr_v3(0, 1, 0), M_PI / 2));  // log: its z along `along`
-    // the box square to the log, tilted about a level axis `cross` degrees off the log's
-    TsrVec3 hinge = tsr_q_rotate(tsr_q_axis_angle(tsr_v3(0, 0, 1), cross[t] * M_PI / 180), along);
-    TsrQuat qb = tsr_q_mul(tsr_q_axis_angle(hinge, tilts[t] * M_PI / 180), turn);
-    TsrVec3 cb = tsr_v3_madd(tsr_v3(0, 0, 1.5), across, 0.45);
-    char yaml[1200];
-    snprintf(yaml, sizeof yaml,
-             "format: tessera-model/1\n"
-             "name: edgelog\n"
-             "settings: {step: 0.016666666666666666, duration: 0.8}\n"
-             "materials: [{name: m, friction: 0.5}]\n"
-             "bodies:\n"
-             "  - {name: ground, fixed: true, shape: {type: plane, normal: [0, 0, 1], offset: 0}}\n"
-             "  - {name: log, fixed: true, shape: {type: capsule, radius: 0.1, length: 2.2}, position: [0, 0, 0.1],\n"
-             "     orientation: [%.17g, %.17g, %.17g, %.17g]}\n"
-             "  - {name: box, mass: 500, shape: {type: box, size: [1.0, 1.0, 0.2]},\n"
-             "     position: [%.17g, %.17g, %.17g], orientation: [%.17g, %.17g, %.17g, %.17g]}\n",
-             ql.w, ql.x, ql.y, ql.z, cb.x, cb.y, cb.z, qb.w, qb.x, qb.y, qb.z);
-    TsrModel m;
-    TsrWorld w;
-    tsr_test_world(yaml, NULL, 0, &m, &w);
-    double deepest = -INFINITY;
-    while (w.step < m.settings.steps) {
-      ENSURE(tsr_world_step(&w) == 0);
-      double dist = INFINITY;
-      for (int k = 0; k <= 2000; k++) {
-        TsrVec3 p = tsr_v3_madd(tsr_v3(0, 0, 0.1), along, (k / 2000.0 - 0.5) * 2.2);
-        dist = fmin(dist, point_box(p, w.bodies.x[2], w.bodies.q[2], 0.5, 0.5, 0.1));
+  static const char *const logs[] = {"capsule, radius: 0.1, length: 2.2", "cylinder, radius: 0.1, length: 2.4"};
+  for (int l = 0; l < 2; l++)
+    for (int t = 0; t < 3; t++) {
+      TsrQuat ql = tsr_q_mul(turn, tsr_q_axis_angle(tsr_v3(0, 1, 0), M_PI / 2));  // log: its z along `along`
+      // the box square to the log, tilted about a level axis `cross` degrees off the log's
+      TsrVec3 hinge = tsr_q_rotate(tsr_q_axis_angle(tsr_v3(0, 0, 1), cross[t] * M_PI / 180), along);
+      TsrQuat qb = tsr_q_mul(tsr_q_axis_angle(hinge, tilts[t] * M_PI / 180), turn);
+      TsrVec3 cb = tsr_v3_madd(tsr_v3(0, 0, 1.5), across, 0.45);
+      char yaml[1200];
+      snprintf(yaml, sizeof yaml,
+               "format: tessera-model/1\n"
+               "name: edgelog\n"
+               "settings: {step: 0.016666666666666666, duration: 0.8}\n"
+               "materials: [{name: m, friction: 0.5}]\n"
+               "bodies:\n"
+               "  - {name: ground, fixed: true, shape: {type: plane, normal: [0, 0, 1], offset: 0}}\n"
+               "  - {name: log, fixed: true, shape: {type: %s}, position: [0, 0, 0.1],\n"
+               "     orientation: [%.17g, %.17g, %.17g, %.17g]}\n"
+               "  - {name: box, mass: 500, shape: {type: box, size: [1.0, 1.0, 0.2]},\n"
+               "     position: [%.17g, %.17g, %.17g], orientation: [%.17g, %.17g, %.17g, %.17g]}\n",
+               logs[l], ql.w, ql.x, ql.y, ql.z, cb.x, cb.y, cb.z, qb.w, qb.x, qb.y, qb.z);
+      TsrModel m;
+      TsrWorld w;
+      tsr_test_world(yaml, NULL, 0, &m, &w);
+      double deepest = -INFINITY;
+      while (w.step < m.settings.steps) {
+        ENSURE(tsr_world_step(&w) == 0);
+        double dist = INFINITY;
+        for (int k = 0; k <= 2000; k++) {  // the box stays within 0.71 m of the log's middle
+          TsrVec3 p = tsr_v3_madd(tsr_v3(0, 0, 0.1), along, (k / 2000.0 - 0.5) * 2.2);
+          dist = fmin(dist, point_box(p, w.bodies.x[2], w.bodies.q[2], 0.5, 0.5, 0.1));
+        }
+        deepest = fmax(deepest, 0.1 - dist);
       }
-      deepest = fmax(deepest, 0.1 - dist);
+      const char *shape = l ? "cylinder" : "capsule";
+      fprintf(stderr, "box tilted %g degrees about an axis %g degrees off the %s log's: deepest %+.2f mm into it\n",
+              tilts[t], cross[t], shape, 1e3 * deepest);
+      ENSURE_MSG(deepest < 0.01, "tilted %g degrees about %g off the %s log: %.1f mm into it", tilts[t], cross[t],
+                 shape, 1e3 * deepest);
+      tsr_test_world_free(&m, &w);
     }
-    fprintf(stderr, "box tilted %g degrees about an axis %g degrees off the log's: deepest %+.2f mm into it\n",
-            tilts[t], cross[t], 1e3 * deepest);
-    ENSURE_MSG(deepest < 0.01, "tilted %g degrees about %g off the log: %.1f mm into it", tilts[t], cross[t],
-               1e3 * deepest);
-    tsr_test_world_free(&m, &w);
-  }
 }
 
 int main(void) {
