@@ -316,14 +316,19 @@ static int along_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, TsrVec3 dir, Ts
 static int at_rim(double t, double len) { return fabs(fabs(t) - 0.5 * len) <= 1e-9 * len; }
 
 // A cylinder g lying on a face of box f (along_face, not beside it): the
-// ends of the part of its side line facing f that lies over the face, where
-// they are not its rims (whose points solid_points makes), as up to two
-// points in q with their signed heights above the face's plane. A log lying
-// over a box's edge touches it along its side up to the edge, not at its
-// far rim: with its rim points alone, one inside and one beyond the edge, a
-// falling tower's log pivoted on one point and sank 18 cm into the 2.5 t
-// box on it. (capsules: collide.c, clip_to_face; beside the face, along
-// its edge: tsr_solid_cylinder_side.)
+// ends of the part of its side line facing f that lies over the face, as up
+// to two points in q with their signed heights above the face's plane. A
+// log lying over a box's edge touches it along its side up to the edge,
+// not at its far rim: with its rim points alone, one inside and one beyond
+// the edge, a falling tower's log pivoted on one point and sank 18 cm into
+// the 2.5 t box on it. The ends are kept at the rims too, where
+// solid_points has points of its own (the deeper of two coinciding points
+// is kept): a rim point level with f's side takes that side as its nearest
+// face, and a log exactly as long as the box on it is wide then had
+// contacts only along its axis at both ends; nothing held it under the
+// box's face, and the box came 90 mm into it (test_contact_landing,
+// test_wide_box_on_logs). (capsules: collide.c, clip_to_face; beside the
+// face, along its edge: tsr_solid_cylinder_side.)
 static int side_on_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, TsrVec3 dir, TsrVec3 q[2], double h[2],
                         TsrVec3 *normal) {
   dVector3 side;
@@ -343,7 +348,6 @@ static int side_on_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, TsrVec3 dir, 
   int m = 0;
   const double ends[2] = {lo, hi};
   for (int e = 0; e < 2; e++) {
-    if (at_rim(ends[e], len)) continue;  // a rim: solid_points has it
     q[m] = tsr_v3_madd(c, a, ends[e]);
     h[m] = sgn * tsr_v3_dot(tsr_v3_sub(q[m], fc), u[face]) - 0.5 * side[face];
     m++;
