@@ -272,6 +272,17 @@ static double point_box(TsrVec3 p, TsrVec3 x, TsrQuat q, double hx, double hy, d
   return sqrt(dx * dx + dy * dy + dz * dz);
 }
 
+// How far a log of radius r, its axis c + s a for |s| <= len / 2 (n + 1
+// points), reaches into the box of half-sizes hx, hy, hz at x with
+// orientation q: r less the axis' distance from the box.
+static double log_in_box(TsrVec3 c, TsrVec3 a, double len, double r, int n, TsrVec3 x, TsrQuat q, double hx, double hy,
+                         double hz) {
+  double dist = INFINITY;
+  for (int k = 0; k <= n; k++)
+    dist = fmin(dist, point_box(tsr_v3_madd(c, a, ((double)k / n - 0.5) * len), x, q, hx, hy, hz));
+  return r - dist;
+}
+
 // A 500 kg box tilted 20 or 35 degrees about a fixed log (a capsule lying
 // on the ground), dropped from 1.5 m so that its lowest edge, parallel to
 // the log, lands along it; and tilted 20 degrees about a level axis 17
@@ -322,12 +333,9 @@ static void test_box_edge_on_log(void) {
       double deepest = -INFINITY;
       while (w.step < m.settings.steps) {
         ENSURE(tsr_world_step(&w) == 0);
-        double dist = INFINITY;
-        for (int k = 0; k <= 2000; k++) {  // the box stays within 0.71 m of the log's middle
-          TsrVec3 p = tsr_v3_madd(tsr_v3(0, 0, 0.1), along, (k / 2000.0 - 0.5) * 2.2);
-          dist = fmin(dist, point_box(p, w.bodies.x[2], w.bodies.q[2], 0.5, 0.5, 0.1));
-        }
-        deepest = fmax(deepest, 0.1 - dist);
+        // the box stays within 0.71 m of the log's middle
+        deepest = fmax(
+            deepest, log_in_box(tsr_v3(0, 0, 0.1), along, 2.2, 0.1, 2000, w.bodies.x[2], w.bodies.q[2], 0.5, 0.5, 0.1));
       }
       const char *shape = l ? "cylinder" : "capsule";
       fprintf(stderr, "box tilted %g degrees about an axis %g degrees off the %s log's: deepest %+.2f mm into it\n",
@@ -382,15 +390,9 @@ static void test_wide_box_on_logs(void) {
   double deepest = -INFINITY;
   while (w.step < m.settings.steps) {
     ENSURE(tsr_world_step(&w) == 0);
-    for (int l = 1; l <= 4; l++) {
-      const TsrVec3 a = tsr_q_rotate(w.bodies.q[l], tsr_v3(0, 0, 1));
-      double dist = INFINITY;
-      for (int k = 0; k <= 240; k++) {
-        TsrVec3 p = tsr_v3_madd(w.bodies.x[l], a, (k / 240.0 - 0.5) * 2.4);
-        dist = fmin(dist, point_box(p, w.bodies.x[5], w.bodies.q[5], 1.2, 1.2, 0.225));
-      }
-      deepest = fmax(deepest, 0.1 - dist);
-    }
+    for (int l = 1; l <= 4; l++)
+      deepest = fmax(deepest, log_in_box(w.bodies.x[l], tsr_q_rotate(w.bodies.q[l], tsr_v3(0, 0, 1)), 2.4, 0.1, 240,
+                                         w.bodies.x[5], w.bodies.q[5], 1.2, 1.2, 0.225));
   }
   fprintf(stderr, "box as wide as the logs are long, tilted 20 degrees: deepest log %+.2f mm into it\n", 1e3 * deepest);
   ENSURE_MSG(deepest < 0.025, "a log went %.1f mm into the box", 1e3 * deepest);
