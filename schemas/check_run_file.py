@@ -128,6 +128,8 @@ class Checker:
         n = names.shape[0] if names is not None else None
         self.n = n
         jn = self.strings("/model/joint_names")
+        if "/model/overrides" in self.f:  # an addition: files written before it lack it
+            self.strings("/model/overrides")
         d = {k: self.ds("/model/" + k, dt, tr) for k, (dt, tr) in MODEL.items()}
         if n is not None:
             for k in ("body_mass", "body_fixed"):

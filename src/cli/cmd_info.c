@@ -47,6 +47,7 @@ static void print_json(const TsrRunSummary *s) {
   json_num("step", s->step, 0);
   json_str("created_utc", s->created_utc, 0);
   json_str("tessera_version", s->tessera_version, 0);
+  json_str("overrides", s->overrides, 0);
   printf("  \"complete\": %s,\n", s->complete ? "true" : "false");
   json_num("bodies", s->n_bodies, 0);
   json_num("frames", (double)s->frames, 0);
@@ -75,6 +76,7 @@ static void print_text(const char *path, const TsrRunSummary *s) {
   printf("complete: %s\n", s->complete ? "yes" : "no");
   printf("created: %s\n", s->created_utc);
   printf("tessera: %s\n", s->tessera_version);
+  if (s->overrides[0]) printf("overrides: %s\n", s->overrides);
   printf("solver: %s\n", s->solver);
   printf("partitioning: %s\n", s->partitioning);
   printf("threads: %d\n", s->threads);

@@ -93,14 +93,26 @@ int tsr_cmd_run(int argc, char **argv) {
     return 2;
   }
   char partitioning[64];  // "mindp" or "mindp+kl"
+  char **overrides = NULL;
+  int n_overrides = tsr_run_options_overrides(&o, &overrides);
+  if (n_overrides < 0) {
+    tsr_cli_error("out of memory");
+    tsr_world_free(&world);
+    tsr_model_free(&model);
+    tsr_run_options_free(&o);
+    return 2;
+  }
   TsrRunInfo info = {
       .solver = tsr_solver_type_name(model.settings.solver.type),
       .partitioning = tsr_partition_label(&model.settings, partitioning, sizeof partitioning),
       .threads = omp_get_max_threads(),
       .max_coupling_iterations = tsr_world_kmax(&model, model.settings.solver.type),
       .tessera_version = TSR_VERSION,
+      .n_overrides = n_overrides,
+      .overrides = (const char *const *)overrides,
   };
   TsrRunWriter *writer = tsr_run_writer_open(o.output, o.overwrite, &model, &info, err, sizeof err);
+  tsr_strings_free(overrides, n_overrides);
   if (!writer) {
     tsr_cli_error("%s", err);
     tsr_world_free(&world);

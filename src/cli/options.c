@@ -145,6 +145,55 @@ void tsr_run_options_free(TsrRunOptions *o) {
   o->sets = NULL;
 }
 
+// One "--flag value" string of the override list, or the list's end on
+// failure (out of memory).
+static int add_override(char **v, int n, const char *flag, const char *value) {
+  if (n < 0) return n;
+  size_t len = strlen(flag) + 1 + strlen(value) + 1;
+  if (!(v[n] = malloc(len))) return -1;
+  snprintf(v[n], len, "%s %s", flag, value);
+  return n + 1;
+}
+
+int tsr_run_options_overrides(const TsrRunOptions *o, char ***out) {
+  *out = NULL;
+  char **v = calloc((size_t)o->n_sets + 10, sizeof *v), num[64];
+  if (!v) return -1;
+  int n = 0;
+  for (int i = 0; i < o->n_sets; i++) n = add_override(v, n, "--set", o->sets[i]);
+  if (o->solver) n = add_override(v, n, "--solver", o->solver);
+  if (o->partition) n = add_override(v, n, "--partition", o->partition);
+  if (o->refine) n = add_override(v, n, "--refine", o->refine);
+  const struct {
+    const char *flag;
+    long value, min;
+  } ints[] = {{"--max-bodies", o->max_bodies, 1},
+              {"--threads", o->threads, 0},
+              {"--steps", o->steps, 0},
+              {"--every", o->every, 1}};
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+    if (ints[i].value >= ints[i].min) {
+      snprintf(num, sizeof num, "%ld", ints[i].value);
+      n = add_override(v, n, ints[i].flag, num);
+    }
+  if (!isnan(o->duration)) {
+    snprintf(num, sizeof num, "%.17g", o->duration);
+    n = add_override(v, n, "--duration", num);
+  }
+  if (n < 0) {
+    tsr_strings_free(v, o->n_sets + 10);
+    return -1;
+  }
+  *out = v;
+  return n;
+}
+
+void tsr_strings_free(char **v, int n) {
+  if (!v) return;
+  for (int i = 0; i < n; i++) free(v[i]);
+  free(v);
+}
+
 int tsr_load_model_for_cli(const TsrRunOptions *o, TsrModel *m) {
   TsrDiag diag;
   tsr_diag_init(&diag);

@@ -28,6 +28,15 @@ typedef struct {
 int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_output, TsrRunOptions *o);
 void tsr_run_options_free(TsrRunOptions *o);
 
+// What the command line changes in the model beyond its file, as given and
+// in order ("--set KEY=VALUE", then "--solver S", "--partition M",
+// "--refine R", "--max-bodies N", "--threads N", "--steps N", "--every N",
+// "--duration T" where given): the run file keeps them (/model/overrides).
+// Returns their number with the strings in *out (tsr_strings_free), or -1
+// when out of memory.
+int tsr_run_options_overrides(const TsrRunOptions *o, char ***out);
+void tsr_strings_free(char **v, int n);
+
 // Loads o->model with the --set overrides, then applies the dedicated flags
 // (--solver, --steps, ...). Prints every problem; returns 0 or -1.
 int tsr_load_model_for_cli(const TsrRunOptions *o, TsrModel *m);

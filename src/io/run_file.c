@@ -259,7 +259,7 @@ static int write_strings(hid_t grp, const char *name, int count, const char *con
   return rc;
 }
 
-static int write_model(hid_t file, const TsrModel *m) {
+static int write_model(hid_t file, const TsrModel *m, const TsrRunInfo *info) {
   hid_t g = H5Gcreate2(file, "/model", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (g < 0) return -1;
   int n = m->n_bodies, G = m->n_shapes, J = m->n_joints;
@@ -317,6 +317,8 @@ static int write_model(hid_t file, const TsrModel *m) {
   // Additions beyond OUTPUT.md (allowed: new datasets may be added).
   rc |= write_fixed(g, "joint_type", H5T_STD_I8LE, H5T_NATIVE_INT8, 1, j1, joint_type);
   rc |= write_fixed(g, "joint_body", H5T_STD_I32LE, H5T_NATIVE_INT32, 2, j2, joint_body);
+  // a run with --set or --solver is not reproduced by /model/source alone
+  rc |= write_strings(g, "overrides", info ? info->n_overrides : 0, info ? info->overrides : NULL);
 done:
   free(names), free(mass), free(fixed), free(shape_body), free(shape_type), free(params), free(pose);
   free(joint_type), free(joint_body);
@@ -455,7 +457,7 @@ TsrRunWriter *tsr_run_writer_open(const char *path, int overwrite, const TsrMode
     rc |= attr_i32(w->file, "complete", 0);
     if (rc) goto out;
     what = "write /model to";
-    if (write_model(w->file, model)) goto out;
+    if (write_model(w->file, model, info)) goto out;
     what = "create datasets in";
     if (create_streams(w, info ? info->deflate_level : 0)) goto out;
     what = "start SWMR writing on";

@@ -27,6 +27,11 @@ typedef struct {
   // default) writes uncompressed. Level 1 costs ~4-5x the write time per
   // frame (measured: 0.2 -> 0.9 ms for 1000 bodies + 3000 rows), hence off.
   int deflate_level;
+  // Addition: what the command line changed in the model beyond
+  // /model/source (`--set KEY=VALUE`, `--solver S`, ...), as given, in
+  // order; written to /model/overrides ([K] strings, K may be 0).
+  int n_overrides;
+  const char *const *overrides;
 } TsrRunInfo;
 
 // One written frame. Arrays are borrowed for the duration of the call.
@@ -109,6 +114,7 @@ typedef struct {
   int max_coupling_iterations;
   int n_bodies;
   long constraint_rows, contacts;  // summed over the frames counted
+  char overrides[1024];            // /model/overrides joined by spaces ("" when none; "..." ends a cut list)
 } TsrRunSummary;
 
 // Once, before any other call here (main): no HDF5 clean-up at exit. Every

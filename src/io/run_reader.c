@@ -174,6 +174,39 @@ static const char *const stat_sets[] = {
     "/stats/constraint_rows",     "/stats/contacts",          "/stats/subsystems",        "/stats/interface_rows",
     "/stats/joint_error",         "/stats/penetration"};
 
+// /model/overrides (variable-length strings; absent in files written before
+// it) joined by spaces into buf; a list too long for buf ends in "...".
+static void read_overrides(hid_t f, char *buf, size_t len) {
+  buf[0] = '\0';
+  if (H5Lexists(f, "/model/overrides", H5P_DEFAULT) <= 0) return;
+  hid_t d = H5Dopen2(f, "/model/overrides", H5P_DEFAULT);
+  if (d < 0) return;
+  hid_t ft = H5Dget_type(d), sp = H5Dget_space(d);
+  hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+  if (ft >= 0 && H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0 && n > 0 && n < (1 << 20)) {
+    char **v = calloc((size_t)n, sizeof *v);
+    hid_t mt = tsr_run_file_str_type();
+    if (v && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) {
+      size_t used = 0;
+      for (hssize_t i = 0; i < n; i++) {
+        const char *x = v[i] ? v[i] : "";
+        int w = snprintf(buf + used, len - used, "%s%s", i ? " " : "", x);
+        if (w < 0 || (size_t)w >= len - used) {  // cut: mark it
+          snprintf(buf + (len > 4 ? len - 4 : 0), len > 4 ? 4 : len, "...");
+          break;
+        }
+        used += (size_t)w;
+      }
+      for (hssize_t i = 0; i < n; i++) H5free_memory(v[i]);
+    }
+    H5Tclose(mt);
+    free(v);
+  }
+  if (sp >= 0) H5Sclose(sp);
+  if (ft >= 0) H5Tclose(ft);
+  H5Dclose(d);
+}
+
 static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int errlen) {
   char format[64];
   if (read_attr_str(f, "format", format, sizeof format) || strncmp(format, "tessera-run/", 12)) {
@@ -196,6 +229,7 @@ static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int
   read_attr_num(f, "max_coupling_iterations", H5T_NATIVE_INT, &s->max_coupling_iterations);
   read_attr_num(f, "step", H5T_NATIVE_DOUBLE, &s->step);
   s->n_bodies = (int)(ds_len(f, "/model/body_names") > 0 ? ds_len(f, "/model/body_names") : 0);
+  read_overrides(f, s->overrides, sizeof s->overrides);
 
   // Frames: the shortest per-frame dataset, and offsets need T+1 entries.
   long T = shortest(f, frame_sets, sizeof frame_sets / sizeof frame_sets[0], path, err, errlen);

@@ -268,6 +268,29 @@ with tempfile.TemporaryDirectory() as tmp:
            kmax_of("--solver", "schur-bpp", "--set", "settings.solver.max_coupling_iterations=40"))
     check(got == (250, 10, 10, 40), "k_max: fbic 250, schur-bpp 10 unless the model sets it (%s)" % (got,))
 
+    # The run file keeps what the command line changed in the model beyond
+    # /model/source: --set in order, then the dedicated flags as given
+    # (/model/overrides), and `info` shows them; a plain run has none.
+    h5 = os.path.join(tmp, "overrides.h5")
+    args = ["--set", "settings.contact.friction_refresh=1", "--set", "settings.gravity=[0,0,-1.62]",
+            "--solver", "schur-bpp", "--max-bodies", "8", "--threads", "2", "--steps", "2"]
+    rc, _, err = run("run", os.path.join(EXAMPLES, "hanging_chain.yaml"), "-o", h5, "--overwrite", "--quiet", *args)
+    want = ["--set settings.contact.friction_refresh=1", "--set settings.gravity=[0,0,-1.62]",
+            "--solver schur-bpp", "--max-bodies 8", "--threads 2", "--steps 2"]
+    with h5py.File(h5, "r") as f:
+        got = list(f["/model/overrides"].asstr()[:])
+    check(rc == 0 and got == want, "/model/overrides: %s (%s)" % (got, err.strip()))
+    rc, out_i, _ = run("info", h5)
+    check(rc == 0 and ("overrides: " + " ".join(want)) in out_i, "info prints the overrides")
+    h5b = os.path.join(tmp, "plain.h5")
+    rc, _, _ = run("run", os.path.join(EXAMPLES, "hanging_chain.yaml"), "-o", h5b, "--overwrite", "--quiet",
+                   "--steps", "1")
+    with h5py.File(h5b, "r") as f:
+        got = list(f["/model/overrides"].asstr()[:])
+    rc2, out_i, _ = run("info", h5b)
+    check(rc == 0 and got == ["--steps 1"] and rc2 == 0 and "overrides: --steps 1" in out_i,
+          "a run with only --steps records just that (%s)" % got)
+
     # tessera compare: the table, --json, --cond. hanging_chain is bilateral:
     # schur-bpp must converge in exactly one coupling iteration on every step
     # (seed 000 §4: with no unilateral rows the interface solve is exact).
