@@ -174,6 +174,33 @@ static const char *const stat_sets[] = {
     "/stats/constraint_rows",     "/stats/contacts",          "/stats/subsystems",        "/stats/interface_rows",
     "/stats/joint_error",         "/stats/penetration"};
 
+// The strings of dataset d when it holds variable-length strings (at most
+// max of them), read into a new array (free_strings); NULL otherwise, with
+// *n = 0.
+static char **read_strings(hid_t d, hssize_t max, hssize_t *n) {
+  *n = 0;
+  hid_t ft = H5Dget_type(d), sp = H5Dget_space(d);
+  hssize_t k = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+  char **v = NULL;
+  if (ft >= 0 && H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0 && k > 0 && k < max &&
+      (v = calloc((size_t)k, sizeof *v))) {
+    hid_t mt = tsr_run_file_str_type();
+    if (H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0)
+      *n = k;
+    else
+      free(v), v = NULL;
+    H5Tclose(mt);
+  }
+  if (sp >= 0) H5Sclose(sp);
+  if (ft >= 0) H5Tclose(ft);
+  return v;
+}
+
+static void free_strings(char **v, hssize_t n) {
+  for (hssize_t i = 0; i < n; i++) H5free_memory(v[i]);
+  free(v);
+}
+
 // /model/overrides (variable-length strings; absent in files written before
 // it) joined by spaces into buf; a list too long for buf ends in "...".
 static void read_overrides(hid_t f, char *buf, size_t len) {
@@ -181,29 +208,18 @@ static void read_overrides(hid_t f, char *buf, size_t len) {
   if (H5Lexists(f, "/model/overrides", H5P_DEFAULT) <= 0) return;
   hid_t d = H5Dopen2(f, "/model/overrides", H5P_DEFAULT);
   if (d < 0) return;
-  hid_t ft = H5Dget_type(d), sp = H5Dget_space(d);
-  hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
-  if (ft >= 0 && H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0 && n > 0 && n < (1 << 20)) {
-    char **v = calloc((size_t)n, sizeof *v);
-    hid_t mt = tsr_run_file_str_type();
-    if (v && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) {
-      size_t used = 0;
-      for (hssize_t i = 0; i < n; i++) {
-        const char *x = v[i] ? v[i] : "";
-        int w = snprintf(buf + used, len - used, "%s%s", i ? " " : "", x);
-        if (w < 0 || (size_t)w >= len - used) {  // cut: mark it
-          snprintf(buf + (len > 4 ? len - 4 : 0), len > 4 ? 4 : len, "...");
-          break;
-        }
-        used += (size_t)w;
-      }
-      for (hssize_t i = 0; i < n; i++) H5free_memory(v[i]);
+  hssize_t n;
+  char **v = read_strings(d, 1 << 20, &n);
+  size_t used = 0;
+  for (hssize_t i = 0; i < n; i++) {
+    int w = snprintf(buf + used, len - used, "%s%s", i ? " " : "", v[i] ? v[i] : "");
+    if (w < 0 || (size_t)w >= len - used) {  // cut: mark it
+      snprintf(buf + (len > 4 ? len - 4 : 0), len > 4 ? 4 : len, "...");
+      break;
     }
-    H5Tclose(mt);
-    free(v);
+    used += (size_t)w;
   }
-  if (sp >= 0) H5Sclose(sp);
-  if (ft >= 0) H5Tclose(ft);
+  free_strings(v, n);
   H5Dclose(d);
 }
 
@@ -330,18 +346,9 @@ static herr_t probe_object(hid_t root, const char *name, const H5O_info_t *info,
   if (o < 0) return 0;
   H5Aiterate2(o, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, probe_attr, NULL);
   if (info->type == H5O_TYPE_DATASET) {
-    hid_t ft = H5Dget_type(o), sp = H5Dget_space(o);
-    hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
-    if (ft >= 0 && H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0 && n > 0 && n < (1 << 26)) {
-      char **v = calloc((size_t)n, sizeof *v);
-      hid_t mt = tsr_run_file_str_type();
-      if (v && H5Dread(o, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0)
-        for (hssize_t i = 0; i < n; i++) H5free_memory(v[i]);
-      H5Tclose(mt);
-      free(v);
-    }
-    if (sp >= 0) H5Sclose(sp);
-    if (ft >= 0) H5Tclose(ft);
+    hssize_t n;
+    char **v = read_strings(o, 1 << 26, &n);
+    free_strings(v, n);
   }
   H5Oclose(o);
   return 0;
