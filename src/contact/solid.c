@@ -282,25 +282,22 @@ static double level_face(dGeomID f, TsrVec3 dir, TsrVec3 p, double window, TsrVe
   return h;
 }
 
-// Whether cylinder g (axes ax) lies along box f: its axis within ~11
-// degrees of parallel to the face of f most nearly along dir. Then the line
-// c + t a, t in [*lo, *hi] within [-len/2, len/2] (c: the cylinder's centre,
-// or a point beside it at right angles to a), is its part within f's extent along
-// that face, over the face or beside it (*beside: along one of its edges,
-// parallel to a pair of f's sides and outside them); *face, *sgn: the face
-// (face_toward).
-static int along_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, TsrVec3 dir, TsrVec3 c, double *lo, double *hi,
-                      int *beside, int *face, double *sgn) {
-  dVector3 side;
-  TsrVec3 u[3];
-  *face = box_face(f, dir, side, u, sgn);
+// Whether cylinder g (axes ax) lies along face pair `face` of box f (edge
+// lengths side, axes u: box_face): its axis within ~11 degrees of parallel
+// to it. Then the line c + t a, t in [*lo, *hi] within [-len/2, len/2] (c:
+// the cylinder's centre, or a point beside it at right angles to a), is its
+// part within f's extent along that face, over the face or beside it
+// (*beside: along one of its edges, parallel to a pair of f's sides and
+// outside them).
+static int along_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, const dReal side[3], const TsrVec3 u[3], int face,
+                      TsrVec3 c, double *lo, double *hi, int *beside) {
   dReal r, len;
   dGeomCylinderGetParams(g, &r, &len);
   const TsrVec3 a = ax[2], d = tsr_v3_sub(c, geom_pos(f));
-  if (fabs(tsr_v3_dot(a, u[*face])) > 0.2) return 0;
+  if (fabs(tsr_v3_dot(a, u[face])) > 0.2) return 0;
   *lo = -0.5 * len, *hi = 0.5 * len, *beside = 0;
   for (int j = 0; j < 3; j++) {
-    if (j == *face) continue;
+    if (j == face) continue;
     const double cj = tsr_v3_dot(d, u[j]), aj = tsr_v3_dot(a, u[j]), L = 0.5 * side[j];
     if (fabs(aj) < 1e-12) {
       *beside |= fabs(cj) > L;
@@ -334,7 +331,7 @@ static int side_on_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, TsrVec3 dir, 
   dVector3 side;
   TsrVec3 u[3];
   double sgn;
-  int face = box_face(f, dir, side, u, &sgn);
+  const int face = box_face(f, dir, side, u, &sgn);
   dReal r, len;
   dGeomCylinderGetParams(g, &r, &len);
   const TsrVec3 a = ax[2], nf = tsr_v3_scale(u[face], sgn);
@@ -344,7 +341,7 @@ static int side_on_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, TsrVec3 dir, 
   const TsrVec3 c = tsr_v3_madd(geom_pos(g), w, -r), fc = geom_pos(f);
   double lo, hi;
   int beside;
-  if (!along_face(g, ax, f, dir, c, &lo, &hi, &beside, &face, &sgn) || beside) return 0;
+  if (!along_face(g, ax, f, side, u, face, c, &lo, &hi, &beside) || beside) return 0;
   int m = 0;
   const double ends[2] = {lo, hi};
   for (int e = 0; e < 2; e++) {
@@ -701,42 +698,54 @@ static int rim_toward_axis(const CylSide *c, int cap, TsrVec3 *p) {
   return 1;
 }
 
+// Each cylinder's rim points toward the other's axis (rim_toward_axis): a's
+// against b (side 0), then b's against a (side 1), each with its side in
+// side[]; c: the two sides (cyl_side). Returns their count (at most 4).
+static int rims_toward(dGeomID a, int sa, dGeomID b, int sb, CylSide c[2], TsrVec3 p[4], int side[4]) {
+  int m = 0;
+  for (int s = 0; s < 2; s++) {
+    cyl_side(a, sa, b, sb, s, &c[s]);
+    for (int cap = 0; cap < 2; cap++)
+      if (rim_toward_axis(&c[s], cap, &p[m])) side[m++] = s;
+  }
+  return m;
+}
+
 // Parallel cylinders a and b side by side (tsr_solid_cylinders): each
 // one's rim point toward the other's axis, within the other's length, into
 // pts (at most 4). Returns the count, or -1 when they are coaxial or meet
 // cap to cap.
 static int parallel_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom pts[4],
                               double dedup) {
-  int m = 0;
-  for (int side = 0; side < 2; side++) {
-    CylSide c;
-    cyl_side(a, sa, b, sb, side, &c);
-    const dGeomID g = c.g, f = c.f;
-    const int gs = c.gs, fs = c.fs;
-    const TsrVec3 *ax = c.ax, af = c.af, cf = c.cf;
-    const double rg = c.rg, lg = c.lg, rf = c.rf, lf = c.lf;
+  CylSide cs[2];
+  TsrVec3 rim[4];
+  int side[4];
+  const int nr = rims_toward(a, sa, b, sb, cs, rim, side);
+  for (int s = 0; s < 2; s++) {
+    const CylSide *c = &cs[s];
     // g's centre from f's axis: on it (coaxial, end to end), or sides that
     // overlap along the axes less than they do across them (the caps meet
     // first: the smaller push is along the axes), ODE's cap contacts are right
-    const TsrVec3 cg = c.cg, d = tsr_v3_sub(cg, cf);
-    const double tc = tsr_v3_dot(d, af), reach_t = 0.5 * lg * fabs(tsr_v3_dot(ax[2], af));
-    const double along = fmin(tc + reach_t, 0.5 * lf) - fmax(tc - reach_t, -0.5 * lf);
-    const double across = rf + rg - tsr_v3_norm(tsr_v3_madd(d, af, -tc));
-    if (!(along > across) || !(across < rf + rg)) return -1;
-    for (int cap = 0; cap < 2; cap++) {
-      TsrVec3 p;
-      if (!rim_toward_axis(&c, cap, &p)) continue;
-      TsrVec3 e = tsr_v3_sub(p, cf);
-      double t = tsr_v3_dot(e, af);
-      if (fabs(t) > 0.5 * lf) continue;  // beyond f's end: f's own rim point covers the overlap there
-      TsrVec3 radial = tsr_v3_madd(e, af, -t);
-      double rho = tsr_v3_norm(radial), depth = rf - rho;
-      if (!(rho > 0.0)) continue;
-      TsrVec3 nrm = tsr_v3_scale(radial, 1.0 / rho);  // from f toward g
-      // not within dedup of the other's rim point at the same end (equal
-      // lengths); dContactGeom of the pair (a, b): the normal pushes a
-      if (reaches(x, gs, g, ax, fs, nrm, p, -depth, pts, m, dedup)) set_contact(&pts[m++], p, nrm, depth, g, f, g == a);
-    }
+    const TsrVec3 d = tsr_v3_sub(c->cg, c->cf);
+    const double tc = tsr_v3_dot(d, c->af), reach_t = 0.5 * c->lg * fabs(tsr_v3_dot(c->ax[2], c->af));
+    const double along = fmin(tc + reach_t, 0.5 * c->lf) - fmax(tc - reach_t, -0.5 * c->lf);
+    const double across = c->rf + c->rg - tsr_v3_norm(tsr_v3_madd(d, c->af, -tc));
+    if (!(along > across) || !(across < c->rf + c->rg)) return -1;
+  }
+  int m = 0;
+  for (int k = 0; k < nr; k++) {
+    const CylSide *c = &cs[side[k]];
+    const TsrVec3 p = rim[k], e = tsr_v3_sub(p, c->cf);
+    double t = tsr_v3_dot(e, c->af);
+    if (fabs(t) > 0.5 * c->lf) continue;  // beyond f's end: f's own rim point covers the overlap there
+    TsrVec3 radial = tsr_v3_madd(e, c->af, -t);
+    double rho = tsr_v3_norm(radial), depth = c->rf - rho;
+    if (!(rho > 0.0)) continue;
+    TsrVec3 nrm = tsr_v3_scale(radial, 1.0 / rho);  // from f toward g
+    // not within dedup of the other's rim point at the same end (equal
+    // lengths); dContactGeom of the pair (a, b): the normal pushes a
+    if (reaches(x, c->gs, c->g, c->ax, c->fs, nrm, p, -depth, pts, m, dedup))
+      set_contact(&pts[m++], p, nrm, depth, c->g, c->f, c->g == a);
   }
   return m;
 }
@@ -748,17 +757,16 @@ static int parallel_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b
 // returns the count.
 static int rims_toward_axes(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom pts[4],
                             double dedup) {
-  int m = 0;
-  for (int side = 0; side < 2; side++) {
-    CylSide c;
-    cyl_side(a, sa, b, sb, side, &c);
-    for (int cap = 0; cap < 2; cap++) {
-      TsrVec3 p, nrm;
-      if (!rim_toward_axis(&c, cap, &p)) continue;
-      const dGeomID g = c.g, f = c.f;
-      double sd = cylinder_distance(f, p, tsr_v3_sub(c.cg, c.cf), &nrm);  // nrm from f toward p
-      if (reaches(x, c.gs, g, c.ax, c.fs, nrm, p, sd, pts, m, dedup)) set_contact(&pts[m++], p, nrm, -sd, g, f, g == a);
-    }
+  CylSide cs[2];
+  TsrVec3 rim[4];
+  int side[4], m = 0;
+  const int nr = rims_toward(a, sa, b, sb, cs, rim, side);
+  for (int k = 0; k < nr; k++) {
+    const CylSide *c = &cs[side[k]];
+    TsrVec3 nrm;
+    double sd = cylinder_distance(c->f, rim[k], tsr_v3_sub(c->cg, c->cf), &nrm);  // nrm from f toward p
+    if (reaches(x, c->gs, c->g, c->ax, c->fs, nrm, rim[k], sd, pts, m, dedup))
+      set_contact(&pts[m++], rim[k], nrm, -sd, c->g, c->f, c->g == a);
   }
   return m;
 }
@@ -840,9 +848,12 @@ int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID 
   TsrVec3 nrm;
   const TsrVec3 c = tsr_v3_madd(a0, ax[2], t * len);
   box_distance(f, c, hint, &nrm);
+  dVector3 side;
+  TsrVec3 u[3];
   double lo, hi, sgn;
-  int beside, face;
-  if (along_face(g, ax, f, nrm, geom_pos(g), &lo, &hi, &beside, &face, &sgn)) {
+  int beside;
+  const int face = box_face(f, nrm, side, u, &sgn);
+  if (along_face(g, ax, f, side, u, face, geom_pos(g), &lo, &hi, &beside)) {
     // a line contact: its two ends (where not at a rim)
     const double ends[2] = {lo, hi};
     for (int e = 0; e < 2 && n < max; e++)
