@@ -750,19 +750,71 @@ static int parallel_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b
   return m;
 }
 
+// A cap face of g (cap 0: at -len/2) against f's side, f's axis within ~11
+// degrees of the face's plane and in front of it (a log driven end-first
+// into another's side): the part of f's axis over the face (projected on
+// its plane, within the rim and f's length) ends at two points of f's
+// side line facing the face, p[0..1], each at signed gap gap[] from the
+// face's plane (< 0: inside g). The normal is the face's (from f toward g:
+// nrm). rim_toward_axis finds no point here: with f's axis level with the
+// rim's centre every rim point is as near it, and a log pushed at 5 m/s
+// end-first into a lying one got normals from its rim's top and bottom,
+// pushed it into the ground and went 10 cm into it. Returns 2, or 0.
+static int face_on_side(const CylSide *c, int cap, TsrVec3 p[2], double gap[2], TsrVec3 *nrm) {
+  const TsrVec3 ng = tsr_v3_scale(c->ax[2], cap ? 1.0 : -1.0);  // outward from g
+  const TsrVec3 cr = tsr_v3_madd(c->cg, ng, 0.5 * c->lg), af = c->af;
+  const double sa = tsr_v3_dot(af, ng);
+  if (fabs(sa) > 0.2) return 0;
+  // f's axis projected on the face's plane: u0 + t u1; the chord where it
+  // is within the rim, |u0 + t u1| <= rg, and within f's length
+  const TsrVec3 d0 = tsr_v3_sub(c->cf, cr);
+  const TsrVec3 u0 = tsr_v3_madd(d0, ng, -tsr_v3_dot(d0, ng)), u1 = tsr_v3_madd(af, ng, -sa);
+  const double qa = tsr_v3_dot(u1, u1), qb = 2.0 * tsr_v3_dot(u0, u1), qc = tsr_v3_dot(u0, u0) - c->rg * c->rg;
+  const double disc = qb * qb - 4.0 * qa * qc;
+  if (!(qa > 0.0) || !(disc > 0.0)) return 0;
+  const double sq = sqrt(disc);
+  const double t0 = fmax((-qb - sq) / (2.0 * qa), -0.5 * c->lf), t1 = fmin((-qb + sq) / (2.0 * qa), 0.5 * c->lf);
+  if (!(t1 > t0)) return 0;
+  // f's axis in front of the face (f more than half into g: not this case)
+  if (!(tsr_v3_dot(tsr_v3_madd(d0, af, 0.5 * (t0 + t1)), ng) > 0.0)) return 0;
+  TsrVec3 m = tsr_v3_madd(ng, af, -sa);  // across f's axis, toward f from the face
+  m = tsr_v3_scale(m, 1.0 / tsr_v3_norm(m));
+  for (int k = 0; k < 2; k++) {
+    p[k] = tsr_v3_madd(tsr_v3_madd(c->cf, af, k ? t1 : t0), m, -c->rf);
+    gap[k] = tsr_v3_dot(tsr_v3_sub(p[k], cr), ng);
+    if (!(gap[k] > -c->lg)) return 0;  // through g
+  }
+  *nrm = tsr_v3_neg(ng);
+  return 2;
+}
+
 // Rim points of two crossing cylinders where an end is nearest
 // (tsr_solid_cylinders): each rim's point nearest the other's axis, with
 // its exact signed distance to the other (cylinder_distance), a contact
-// when inside it or able to reach it in this step. Into pts (at most 4);
-// returns the count.
-static int rims_toward_axes(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom pts[4],
+// when inside it or able to reach it in this step; where the other's side
+// lies along that rim's face (face_on_side), the two ends of its line
+// over the face instead. Into pts (at most 8); returns the count.
+static int rims_toward_axes(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom pts[8],
                             double dedup) {
   CylSide cs[2];
   TsrVec3 rim[4];
   int side[4], m = 0;
   const int nr = rims_toward(a, sa, b, sb, cs, rim, side);
+  int face[2][2] = {{0, 0}, {0, 0}};  // [side][cap]: the face's contacts were made
+  for (int s = 0; s < 2; s++) {
+    const CylSide *c = &cs[s];
+    for (int cap = 0; cap < 2; cap++) {
+      TsrVec3 p[2], nrm;
+      double gap[2];
+      if (!(face[s][cap] = face_on_side(c, cap, p, gap, &nrm))) continue;
+      for (int k = 0; k < 2; k++)  // at the middle of the gap: on f's side line and g's face
+        if (reaches(x, c->gs, c->g, c->ax, c->fs, nrm, p[k], gap[k], pts, m, dedup))
+          set_contact(&pts[m++], tsr_v3_madd(p[k], nrm, 0.5 * gap[k]), nrm, -gap[k], c->g, c->f, c->g == a);
+    }
+  }
   for (int k = 0; k < nr; k++) {
     const CylSide *c = &cs[side[k]];
+    if (face[side[k]][tsr_v3_dot(tsr_v3_sub(rim[k], c->cg), c->ax[2]) > 0.0]) continue;
     TsrVec3 nrm;
     double sd = cylinder_distance(c->f, rim[k], tsr_v3_sub(c->cg, c->cf), &nrm);  // nrm from f toward p
     if (reaches(x, c->gs, c->g, c->ax, c->fs, nrm, rim[k], sd, pts, m, dedup))
@@ -775,7 +827,7 @@ int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int 
                         double dedup) {
   if (max <= 0) return -1;
   const dReal *Ra = dGeomGetRotation(a), *Rb = dGeomGetRotation(b);
-  dContactGeom pts[4];
+  dContactGeom pts[8];
   int m = -1;
   if (fabs(Ra[2] * Rb[2] + Ra[6] * Rb[6] + Ra[10] * Rb[10]) >= TSR_SOLID_PARALLEL_COS) {
     m = parallel_cylinders(x, a, sa, b, sb, pts, dedup);
@@ -787,6 +839,13 @@ int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int 
     if (k >= 0) return k;
     m = rims_toward_axes(x, a, sa, b, sb, pts, dedup);
     if (m == 0) return -1;
+  } else if (crossing_cylinders(x, a, sa, b, sb, &pts[m]) == 1 &&
+             !near_any(pts, m, tsr_v3(pts[m].pos[0], pts[m].pos[1], pts[m].pos[2]), dedup)) {
+    // Skewed by a few degrees, the sides cross between the rim points and
+    // meet there first (two logs of a cylinder tower lying across each
+    // other at 5 degrees had contacts at their ends only and went 10 cm
+    // into each other in the middle).
+    m++;
   }
   // The rim points span the line along which the sides meet (parallel), or
   // hold the ends that meet (crossing): ODE's contacts are not used.

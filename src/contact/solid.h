@@ -151,10 +151,15 @@ int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID 
 // Crossing (or parallel ones skewed so that neither rim point meets),
 // with the axes' closest points inside both axis segments, their sides
 // meet as capsules' would: one contact, depth r_a + r_b - d, normal along
-// the axes' common perpendicular (or speculative). Otherwise an end is
-// nearest: each rim's point nearest the other's axis, with its exact
-// distance. Returns the count, in place of any contacts in buf, or -1:
-// coaxial, cap to cap, or nothing found (tsr_solid_pair's rim points).
+// the axes' common perpendicular (or speculative); near-parallel ones get
+// that point too, beside their rim points, where it is not within dedup of
+// one (skewed by a few degrees, they meet in the middle first). Otherwise
+// an end is nearest: each rim's point nearest the other's axis, with its
+// exact distance, or, where the other's side lies along that end's flat
+// face (its axis within ~11 degrees of the face's plane), the two ends of
+// the other's side line over the face, with the face's normal. Returns the
+// count, in place of any contacts in buf, or -1: coaxial, cap to cap, or
+// nothing found (tsr_solid_pair's rim points).
 #define TSR_SOLID_PARALLEL_COS 0.985
 int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom *buf, int max,
                         double dedup);
