@@ -82,9 +82,10 @@ void tsr_world_free(TsrWorld *w) {
 static int ensure_rows(TsrWorld *w, int m) {
   if (m <= w->row_cap) return 0;
   size_t c = (size_t)(m > 2 * w->row_cap ? m : 2 * w->row_cap);
+  const int refresh = w->model->settings.contact.friction_refresh > 0;  // keep_*: refresh_friction only
   if (grow((void **)&w->lambda, c, sizeof(double)) || grow((void **)&w->index_set, c, 1) ||
       grow((void **)&w->prev_lambda, c, sizeof(double)) || grow((void **)&w->prev_index_set, c, 1) ||
-      grow((void **)&w->keep_lambda, c, sizeof(double)) || grow((void **)&w->keep_set, c, 1) ||
+      (refresh && (grow((void **)&w->keep_lambda, c, sizeof(double)) || grow((void **)&w->keep_set, c, 1))) ||
       grow((void **)&w->f_row_type, c, 1) || grow((void **)&w->f_row_index, c, 1) ||
       grow((void **)&w->f_row_source, c, sizeof(int32_t)) || grow((void **)&w->f_row_body, 2 * c, sizeof(int32_t)) ||
       grow((void **)&w->f_row_sub, c, sizeof(int32_t)))

@@ -37,7 +37,7 @@ typedef struct TsrWorld {
   int8_t *index_set;    // [rows]
   double *prev_lambda;  // warm start: the previous step's joint rows (contacts keep their own)
   int8_t *prev_index_set;
-  double *keep_lambda;  // the solution a friction refresh started from (world.c)
+  double *keep_lambda;  // the solution a friction refresh started from (world.c; NULL without friction_refresh)
   int8_t *keep_set;
   int prev_joint_rows;
   // what the last step produced
