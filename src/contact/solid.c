@@ -4,6 +4,7 @@
 #include "contact/contact_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 // A geom's position, and its axes (the columns of ODE's 3x4 row-major
@@ -922,4 +923,170 @@ int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID 
   }
   if (t == 0.0 || t == 1.0) return n;
   return side_point(x, g, shape, ax, r, f, fshape, g_first, c, buf, n, dedup);
+}
+
+// Signed distance from p to capsule f (as grown), with the normal from its
+// axis segment toward p.
+static double capsule_distance(dGeomID f, TsrVec3 p, TsrVec3 *normal) {
+  dReal r, len;
+  dGeomCapsuleGetParams(f, &r, &len);
+  TsrVec3 ax[3];
+  geom_axes(f, ax);
+  const TsrVec3 d = tsr_v3_sub(p, geom_pos(f));
+  const double t = fmax(-0.5 * len, fmin(0.5 * len, tsr_v3_dot(d, ax[2])));
+  const TsrVec3 e = tsr_v3_madd(d, ax[2], -t);
+  const double dist = tsr_v3_norm(e);
+  *normal = dist > 0.0 ? tsr_v3_scale(e, 1.0 / dist) : ax[0];
+  return dist - r;
+}
+
+// The deepest of g's sample points inside f (tsr_solid_deepest): a box's
+// surface on a 5 x 5 grid per face (corners, edge and face points), a
+// cylinder's rims and side every 22.5 degrees at five stations along its
+// axis and its flat ends' centres and rings at half the radius every 45
+// degrees, a capsule's axis at nine stations (less its radius). Coarser
+// (a box's corners, edge and face centres, a cylinder's rims every 30
+// degrees), a log tower's largest depth stayed at 18 cm instead of 9.6.
+// Into *q (the point on g), *nrm (f's normal there, toward g) and the depth
+// (> 0: inside); -INFINITY for other shapes.
+static double deepest_sample(dGeomID g, dGeomID f, TsrVec3 *q, TsrVec3 *nrm) {
+  TsrVec3 ax[3];
+  geom_axes(g, ax);
+  const TsrVec3 c = geom_pos(g), hint = tsr_v3_sub(c, geom_pos(f));
+  const int cls = dGeomGetClass(g), fcls = dGeomGetClass(f);
+  double best = -INFINITY, rg = 0.0;
+  TsrVec3 p[100];
+  int np = 0;
+  if (cls == dBoxClass) {
+    dVector3 side;
+    dGeomBoxGetLengths(g, side);
+    for (int i = 0; i < 125; i++) {
+      const int f3[3] = {i % 5 - 2, (i / 5) % 5 - 2, i / 25 - 2};
+      if (abs(f3[0]) < 2 && abs(f3[1]) < 2 && abs(f3[2]) < 2) continue;  // the surface only
+      TsrVec3 s = c;
+      for (int a = 0; a < 3; a++) s = tsr_v3_madd(s, ax[a], 0.25 * f3[a] * side[a]);
+      p[np++] = s;
+    }
+  } else if (cls == dCylinderClass) {
+    dReal r, len;
+    dGeomCylinderGetParams(g, &r, &len);
+    for (int st = 0; st < 5; st++)
+      for (int k = 0; k < 16; k++) {
+        const double th = k * M_PI / 8;
+        TsrVec3 s = tsr_v3_madd(c, ax[2], (0.25 * st - 0.5) * len);
+        p[np++] = tsr_v3_madd(tsr_v3_madd(s, ax[0], r * cos(th)), ax[1], r * sin(th));
+      }
+    for (int e = 0; e < 2; e++)
+      for (int k = 0; k < 9; k++) {  // the end's centre and a ring at r / 2
+        const double th = k * M_PI / 4, rr = k < 8 ? 0.5 * r : 0.0;
+        TsrVec3 s = tsr_v3_madd(c, ax[2], (e ? 0.5 : -0.5) * len);
+        p[np++] = tsr_v3_madd(tsr_v3_madd(s, ax[0], rr * cos(th)), ax[1], rr * sin(th));
+      }
+  } else if (cls == dCapsuleClass) {
+    dReal len;
+    dGeomCapsuleGetParams(g, &rg, &len);
+    for (int st = 0; st < 9; st++) p[np++] = tsr_v3_madd(c, ax[2], (st / 8.0 - 0.5) * len);
+  } else {
+    return -INFINITY;
+  }
+  for (int k = 0; k < np; k++) {
+    TsrVec3 nk;
+    const double sd = fcls == dCapsuleClass ? capsule_distance(f, p[k], &nk) : solid_distance(f, p[k], hint, &nk);
+    if (-(sd - rg) > best) best = -(sd - rg), *q = tsr_v3_madd(p[k], nk, -rg), *nrm = nk;
+  }
+  return best;
+}
+
+// A shape's axis segment p + t d (t in [0, 1]) and the radius of the
+// capsule around it that holds the shape: a cylinder's or capsule's own; a
+// box's centre and half diagonal.
+static void bounding_capsule(dGeomID g, TsrVec3 *p, TsrVec3 *d, double *r) {
+  TsrVec3 ax[3];
+  geom_axes(g, ax);
+  const TsrVec3 c = geom_pos(g);
+  dReal rr = 0.0, len = 0.0;
+  if (dGeomGetClass(g) == dBoxClass) {
+    dVector3 side;
+    dGeomBoxGetLengths(g, side);
+    rr = 0.5 * sqrt(side[0] * side[0] + side[1] * side[1] + side[2] * side[2]);
+  } else if (dGeomGetClass(g) == dCylinderClass) {
+    dGeomCylinderGetParams(g, &rr, &len);
+  } else {
+    dGeomCapsuleGetParams(g, &rr, &len);
+  }
+  *p = tsr_v3_madd(c, ax[2], -0.5 * len), *d = tsr_v3_scale(ax[2], len), *r = rr;
+}
+
+int tsr_solid_deepest(dGeomID a, dGeomID b, dContactGeom *buf, int n, int max, double tol) {
+  const int ca = dGeomGetClass(a), cb = dGeomGetClass(b);
+  if (max <= 0 || (ca != dCylinderClass && cb != dCylinderClass)) return n;
+  double have = -INFINITY;
+  for (int k = 0; k < n; k++) have = fmax(have, buf[k].depth);
+  {  // apart: their bounding capsules do not meet (most pairs of a pile's broad phase),
+    TsrVec3 pa, da, pb, db;
+    double ra, rb, s, t;
+    bounding_capsule(a, &pa, &da, &ra);
+    bounding_capsule(b, &pb, &db, &rb);
+    if (tsr_v3_dot(da, da) == 0.0) {  // a box's centre: the other's segment stands for both
+      TsrVec3 tp = pa, td = da;
+      pa = pb, da = db, pb = tp, db = td;
+    }
+    double d2;
+    if (tsr_v3_dot(db, db) == 0.0) {
+      const double tt = fmax(0.0, fmin(1.0, tsr_v3_dot(tsr_v3_sub(pb, pa), da) / tsr_v3_dot(da, da)));
+      const TsrVec3 e = tsr_v3_sub(tsr_v3_madd(pa, da, tt), pb);
+      d2 = tsr_v3_dot(e, e);
+    } else {
+      d2 = segment_segment(pa, da, pb, db, &s, &t);
+    }
+    // nor deeper than the contacts already made (the capsules hold the shapes)
+    if (!(ra + rb - sqrt(d2) > fmax(have + tol, 0.0))) return n;
+  }
+  TsrVec3 q = {0}, nrm = {0}, qs = {0}, ns = {0};
+  double best = -INFINITY;
+  int g_is_a = 1;
+  for (int side = 0; side < 2; side++) {
+    const double d = deepest_sample(side ? b : a, side ? a : b, &qs, &ns);
+    if (d > best) best = d, q = qs, nrm = ns, g_is_a = !side;
+  }
+  if (!(best > 0.0) || !(best > have + tol)) return n;
+  int at = n;
+  if (n >= max) {  // in place of the shallowest
+    at = 0;
+    for (int k = 1; k < n; k++)
+      if (buf[k].depth < buf[at].depth) at = k;
+  } else {
+    n++;
+  }
+  dGeomID g = g_is_a ? a : b, f = g_is_a ? b : a;
+  set_contact(&buf[at], tsr_v3_madd(q, nrm, 0.5 * best), nrm, best, g, f, g_is_a);  // midway to f's surface
+  return n;
+}
+
+// A capsule's axis segment against a cylinder (tsr_solid_capsule_core).
+typedef struct {
+  dGeomID cyl;
+  TsrVec3 a0, d, hint;  // the segment a0 + t d, t in [0, 1]
+} SegmentToCylinder;
+static double segment_cylinder_distance(double t, const void *ctx) {
+  const SegmentToCylinder *s = ctx;
+  TsrVec3 n;
+  return cylinder_distance(s->cyl, tsr_v3_madd(s->a0, s->d, t), s->hint, &n);
+}
+
+int tsr_solid_capsule_core(dGeomID cap, dGeomID cyl, int cap_first, dContactGeom *g) {
+  dReal r, len;
+  dGeomCapsuleGetParams(cap, &r, &len);
+  TsrVec3 ax[3];
+  geom_axes(cap, ax);
+  const TsrVec3 c = geom_pos(cap);
+  const SegmentToCylinder s = {cyl, tsr_v3_madd(c, ax[2], -0.5 * len), tsr_v3_scale(ax[2], len),
+                               tsr_v3_sub(c, geom_pos(cyl))};
+  const double t = tsr_contact_convex_min(segment_cylinder_distance, &s, 1e-9 * (1.0 + len));
+  const TsrVec3 at = tsr_v3_madd(s.a0, s.d, t);
+  TsrVec3 n;  // from the cylinder toward the axis point
+  const double sd = cylinder_distance(cyl, at, s.hint, &n);
+  // the capsule's surface point toward the cylinder, moved half the depth out
+  set_contact(g, tsr_v3_madd(at, n, -r + 0.5 * (r - sd)), n, r - sd, cap, cyl, cap_first);
+  return 1;
 }
