@@ -11,7 +11,10 @@
 //   - a cylinder rim-first 6.2 cm into a box lying on the ground: ODE's
 //     cylinder-box gave one contact 1.4 cm deep with a sideways normal;
 //     now the deepest of the sample points (tsr_solid_deepest), within the
-//     samples' spacing of the overlap.
+//     samples' spacing of the overlap;
+//   - a log's end 3.5 cm into a disc's face (a short, wide cylinder), their
+//     axes 26 degrees apart: the rim points toward the other's axis gave
+//     1.4 mm; the sample points, within their spacing.
 // Truth: the overlap is the depth of the deepest point of either shape's
 // surface inside the other (for the capsule, of its axis less its radius),
 // from the exact signed distance to the other shape.
@@ -139,8 +142,50 @@ static void test_cylinder_into_box(void) {
   tsr_test_world_free(&m, &w);
 }
 
+// The deepest point of cylinder 1's surface (radius r1, half length h1)
+// inside cylinder 2: its side every 2 degrees at 121 stations, its ends on
+// rings 1/12 of the radius apart.
+static double cylinder_in_cylinder(TsrVec3 x1, TsrQuat q1, double r1, double h1, TsrVec3 x2, TsrQuat q2, double r2,
+                                   double h2) {
+  double best = -INFINITY;
+  TsrVec3 nk;
+  for (int s = 0; s <= 120; s++)
+    for (int t = 0; t < 180; t++)
+      for (int ring = 0; ring <= ((s % 120) ? 0 : 12); ring++) {
+        double rr = r1 * (1.0 - ring / 12.0), th = t * M_PI / 90;
+        TsrVec3 l = tsr_v3(rr * cos(th), rr * sin(th), (s / 60.0 - 1) * h1);
+        best = fmax(best, -cylinder_sd(x2, q2, r2, h2, tsr_v3_add(x1, tsr_q_rotate(q1, l)), &nk));
+      }
+  return best;
+}
+
+static void test_log_end_into_disc(void) {
+  TsrModel m;
+  TsrWorld w;
+  world_of(
+      "{name: log, mass: 8.5, shape: {type: cylinder, radius: 0.089, length: 0.486},\n"
+      "     position: [0.024345424682117218, -0.092139634108384841, 0.3743573808708629],\n"
+      "     orientation: [-0.11151230926567846, 0.65027152052986648, -0.36245472793132993, 0.65828453169601142]}",
+      "{name: disc, mass: 10.6, shape: {type: cylinder, radius: 0.162, length: 0.159},\n"
+      "     position: [-0.25119695576087053, 0.11128880028083342, 0.30253222999870816],\n"
+      "     orientation: [0.11059265415975779, 0.69931043512842028, -0.42282219404728111, 0.56564615475352009]}",
+      &m, &w);
+  const TsrVec3 x1 = w.bodies.x[1], x2 = w.bodies.x[2];
+  const TsrQuat q1 = w.bodies.q[1], q2 = w.bodies.q[2];
+  const double want = fmax(cylinder_in_cylinder(x1, q1, 0.089, 0.243, x2, q2, 0.162, 0.0795),
+                           cylinder_in_cylinder(x2, q2, 0.162, 0.0795, x1, q1, 0.089, 0.243));
+  TsrVec3 n = tsr_v3(0, 0, 0);
+  const double got = deepest_contact(&w, &n);
+  fprintf(stderr, "a log's end into a disc's face: overlap %.2f mm, deepest contact %.2f mm\n", 1e3 * want, 1e3 * got);
+  // sample points a quarter of the log's length and 22.5 degrees of its
+  // rim apart: within 1 cm of the overlap, never beyond it
+  ENSURE_MSG(got > want - 0.01 && got < want + 1e-4, "deepest contact %.2f mm, overlap %.2f mm", 1e3 * got, 1e3 * want);
+  tsr_test_world_free(&m, &w);
+}
+
 int main(void) {
   RUN_TEST(test_capsule_into_cylinder);
   RUN_TEST(test_cylinder_into_box);
+  RUN_TEST(test_log_end_into_disc);
   return TSR_TEST_RESULT();
 }
