@@ -164,7 +164,14 @@ int tsr_cmd_run(int argc, char **argv) {
       status = 1;
       break;
     }
-    if (s == 1) {
+    if (world.notice_new) {
+      fprintf(stderr, "%s: warning: step %ld: %s\n", model.path, world.step, world.notice);
+      world.notice_new = 0;
+    }
+    if (s == 1 && world.error[0]) {
+      tsr_cli_error("step %ld: %s", world.step, world.error);
+      status = 1;
+    } else if (s == 1) {
       tsr_cli_error("step %ld: the %s solver failed (status %d)", world.step, info.solver, world.solve_status);
       status = 1;
     } else if (s == 2) {

@@ -14,6 +14,8 @@ static int grow(void **p, size_t n, size_t size) {
   return 0;
 }
 
+#define TSR_DENSE_ROWS 3000  // rows on one body past which the caller warns (check_coupling)
+
 int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen) {
   memset(w, 0, sizeof *w);
   w->model = m;
@@ -37,7 +39,12 @@ int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen) {
   w->f_ori = calloc(4 * (size_t)n + 1, sizeof(double));
   w->f_vel = calloc(6 * (size_t)n + 1, sizeof(double));
   w->f_body_sub = calloc((size_t)n + 1, sizeof(int32_t));
-  if (!w->v_free || !w->v_new || !w->geo || !w->f_pos || !w->f_ori || !w->f_vel || !w->f_body_sub) {
+  w->body_rows = calloc((size_t)n + 1, sizeof(int));
+  const char *e = getenv("TSR_DENSE_ROWS");  // check_coupling's thresholds, read once
+  w->dense_rows = e && *e ? atoi(e) : TSR_DENSE_ROWS;
+  e = getenv("TSR_MEMORY_LIMIT");
+  w->memory_limit = e && *e ? atof(e) : -1.0;
+  if (!w->v_free || !w->v_new || !w->geo || !w->f_pos || !w->f_ori || !w->f_vel || !w->f_body_sub || !w->body_rows) {
     snprintf(err, (size_t)errlen, "out of memory");
     return -1;
   }
@@ -61,6 +68,7 @@ void tsr_world_free(TsrWorld *w) {
   free(w->prev_index_set);
   free(w->keep_lambda);
   free(w->keep_set);
+  free(w->body_rows);
   free(w->f_pos);
   free(w->f_ori);
   free(w->f_vel);
@@ -210,6 +218,73 @@ static void refresh_friction(TsrWorld *w) {
   }
 }
 
+// How much A a step needs, before it is assembled. A = J M^-1 J^T + C
+// couples every two rows that share a moving body, so a body with d rows
+// brings a dense d x d block: sum_k d_k^2 entries at most (tsr_mlcp_assemble
+// counts the same), and a direct factorisation of that block costs about
+// d^3 / 3 flops. A plate carrying 1,600 spheres (4,800 contact rows) made
+// 23 million entries and 1.5 s per step. When the entries would need more
+// memory than the machine has available (MemAvailable of /proc/meminfo, or
+// TSR_MEMORY_LIMIT bytes where set), the step fails with a message instead
+// of the kernel killing the run; above TSR_DENSE_ROWS rows on one body
+// (default 3,000: about a second per factorisation here) the caller warns,
+// once. TSR_BYTES_PER_ENTRY: A (value and row index), the factor and the
+// solvers' copies of its free part.
+#define TSR_BYTES_PER_ENTRY 40.0
+static double memory_available(const TsrWorld *w) {
+  if (w->memory_limit > 0.0) return w->memory_limit;
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return -1.0;
+  char line[256];
+  double kb = -1.0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
+  fclose(f);
+  return kb > 0.0 ? 1024.0 * kb : -1.0;
+}
+
+static int check_coupling(TsrWorld *w) {
+  const TsrBodies *b = &w->bodies;
+  const int m = w->rows.count, n = b->n;
+  memset(w->body_rows, 0, (size_t)n * sizeof *w->body_rows);
+  for (int i = 0; i < m; i++)
+    for (int s = 0; s < 2; s++) {
+      int k = w->rows.rows[i].body[s];
+      if (k >= 0 && k < n && !b->fixed[k] && (s == 0 || k != w->rows.rows[i].body[0])) w->body_rows[k]++;
+    }
+  double entries = m;
+  int kmax = -1;
+  for (int k = 0; k < n; k++) {
+    entries += (double)w->body_rows[k] * w->body_rows[k];
+    if (kmax < 0 || w->body_rows[k] > w->body_rows[kmax]) kmax = k;
+  }
+  const double bytes = TSR_BYTES_PER_ENTRY * entries, gib = 1024.0 * 1024.0 * 1024.0;
+  const char *name = kmax >= 0 ? w->model->bodies[kmax].name : "";
+  const int dmax = kmax >= 0 ? w->body_rows[kmax] : 0;
+  // what the last steps' A and factors hold already counts as available:
+  // the arrays are kept and reused
+  const double held = TSR_BYTES_PER_ENTRY * w->mlcp.cap_nnz;
+  if (bytes - held > 64.0 * 1024 * 1024 || w->memory_limit > 0.0) {
+    double avail = memory_available(w);  // <= 0: not known (no /proc/meminfo)
+    if (avail > 0.0 && !(w->memory_limit > 0.0)) avail += held;
+    if (avail > 0.0 && bytes > avail) {
+      snprintf(w->error, sizeof w->error,
+               "the MLCP of this step needs about %.3g GiB (%d rows, %.3g entries of A; body '%s' alone touches %d "
+               "of them, and every two rows of one body are coupled), more than the %.3g GiB available",
+               bytes / gib, m, entries, name, dmax, avail / gib);
+      return -1;
+    }
+  }
+  if (!w->dense_warned && dmax > w->dense_rows) {
+    snprintf(w->notice, sizeof w->notice,
+             "body '%s' touches %d constraint rows, and every two of them are coupled in A: a dense %d x %d block, "
+             "whose direct factorisation costs about %.2g flops (steps will be slow)",
+             name, dmax, dmax, dmax, (double)dmax * dmax * dmax / 3.0);
+    w->notice_new = w->dense_warned = 1;
+  }
+  return 0;
+}
+
 // Stage 4: assemble the MLCP and solve it. Warm start (when on): joint rows
 // map 1:1 from the previous step (their number and order never change),
 // contact rows from their matched contacts (contact/match.c); the rest start
@@ -218,7 +293,11 @@ static int solve(TsrWorld *w) {
   TsrBodies *b = &w->bodies;
   geometric_stiffness(w);
   double t0 = tsr_now_seconds();
-  if (tsr_mlcp_assemble(&w->rows, b->n, b->inv_mass, b->inv_inertia_world, w->v_free, &w->mlcp)) return -1;
+  if (check_coupling(w)) return -1;
+  if (tsr_mlcp_assemble(&w->rows, b->n, b->inv_mass, b->inv_inertia_world, w->v_free, &w->mlcp)) {
+    snprintf(w->error, sizeof w->error, "out of memory assembling the MLCP (%d rows)", w->rows.count);
+    return -1;
+  }
   w->assemble_seconds = tsr_now_seconds() - t0;
   int m = w->rows.count, nj = w->n_joint_rows;
   // A model without rows (free bodies) has NULL row arrays: the copies are
@@ -276,6 +355,7 @@ static void integrate(TsrWorld *w) {
 int tsr_world_step(TsrWorld *w) {
   TsrStepStats *st = &w->stats;
   memset(st, 0, sizeof *st);
+  w->error[0] = '\0';
   double t0 = tsr_now_seconds();
 
   int failed = collide(w);

@@ -46,6 +46,14 @@ typedef struct TsrWorld {
   int solve_status;         // solver return of the last step
   double assemble_seconds;  // assembly of A and b in the last step (stage 4, not in stats.solve_seconds)
   int bad_body;             // body with a non-finite state after the last step, or -1
+  // Why the last step failed, when it is not the solver's own failure (""
+  // otherwise); and a warning the caller shows once (notice_new set by the
+  // step that wrote it): world.c check_coupling.
+  char error[320], notice[320];
+  int notice_new, dense_warned;
+  int *body_rows;  // [n] scratch of check_coupling
+  int dense_rows;  // its thresholds: TSR_DENSE_ROWS, TSR_MEMORY_LIMIT (bytes; -1: the machine's)
+  double memory_limit;
   // Called (when set) with the assembled MLCP and the warm start, just before
   // the solver runs: benchmarks replay the same problem to other solvers
   // (`tessera compare --replay`, cli/compare_replay.c; bench/bench_replay.c).

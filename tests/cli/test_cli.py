@@ -363,5 +363,38 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, _, err = run("compare", chain, "--solvers", "direct-bpp", "--steps", "2", "--json", "/nonexistent/x.json")
     check(rc == 1 and "cannot write" in err, "compare --json to an unwritable path: exit 1, said")
 
+# A body that carries many contacts couples all their rows in A (world.c
+# check_coupling): a plate with 100 spheres on it. Past the dense-block
+# threshold the run warns once, naming the body; a step whose A would not fit
+# in the memory available fails with that said and the file kept incomplete.
+HUB = ["format: tessera-model/1", "name: hub", "settings: {step: 0.016666666666666666, steps: 5}",
+       "bodies:", "  - {name: ground, fixed: true, shape: {type: plane, normal: [0, 0, 1], offset: 0}}",
+       "  - {name: plate, mass: 500, shape: {type: box, size: [2.4, 2.4, 0.1]}, position: [0, 0, 0.05]}"]
+HUB += ["  - {name: s%d, mass: 1, shape: {type: sphere, radius: 0.05}, position: [%.2f, %.2f, 0.15]}"
+        % (i, 0.22 * (i % 10) - 0.99, 0.22 * (i // 10) - 0.99) for i in range(100)]
+with tempfile.TemporaryDirectory() as tmp:
+    model = os.path.join(tmp, "hub.yaml")
+    with open(model, "w") as fh:
+        fh.write("\n".join(HUB) + "\n")
+    h5 = os.path.join(tmp, "hub.h5")
+
+    def run_env(env, *args):
+        p = subprocess.run([TESSERA, *args], capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, **env))
+        return p.returncode, p.stderr
+
+    rc, err = run_env({}, "run", model, "-o", h5, "--quiet")
+    check(rc == 0 and "warning" not in err, "a plate with 100 spheres: no dense-block warning below 3,000 rows")
+    rc, err = run_env({"TSR_DENSE_ROWS": "200"}, "run", model, "-o", h5, "--quiet", "--overwrite")
+    check(rc == 0 and err.count("warning") == 1 and "'plate'" in err and "dense" in err,
+          "past TSR_DENSE_ROWS the run warns once, naming the plate (%s)" % err.strip()[:160])
+    rc, err = run_env({"TSR_MEMORY_LIMIT": "100000"}, "run", model, "-o", h5, "--quiet", "--overwrite")
+    complete = None
+    if os.path.exists(h5):
+        with h5py.File(h5, "r") as f:
+            complete = int(f.attrs["complete"])
+    check(rc == 1 and "needs about" in err and "'plate'" in err and complete == 0,
+          "A beyond TSR_MEMORY_LIMIT: exit 1, said, the file kept with complete = 0 (%s)" % err.strip()[:160])
+
 print("%d failed" % len(failures))
 sys.exit(1 if failures else 0)
