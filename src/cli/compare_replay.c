@@ -90,8 +90,10 @@ static void hook(const TsrWorld *w, void *ctx) {
     Cand *c = &r->c[i];
     if (c->n >= r->steps) continue;
     int sub = tsr_solver_substructured(c->type);
-    memcpy(r->lam, w->lambda, (size_t)m * sizeof *r->lam);
-    memcpy(r->set, w->index_set, (size_t)m);
+    if (m > 0) {  // no rows (every body free): NULL arrays
+      memcpy(r->lam, w->lambda, (size_t)m * sizeof *r->lam);
+      memcpy(r->set, w->index_set, (size_t)m);
+    }
     TsrSolveStats st;
     memset(&st, 0, sizeof st);
     double t0 = tsr_now_seconds();

@@ -263,6 +263,7 @@ int tsr_mlcp_from_dense(int m, const double *A, const double *b, const double *l
 }
 
 void tsr_mlcp_matvec(const TsrMlcp *p, const double *x, double *y) {
+  if (p->m <= 0) return;  // y may be NULL then (memset of NULL is undefined even for 0 bytes)
   memset(y, 0, (size_t)p->m * sizeof *y);
   for (int j = 0; j < p->m; j++)
     if (x[j] != 0.0) tsr_mlcp_add_column(p, j, x[j], y);

@@ -1068,8 +1068,10 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     if (res < 0.5 * progress_res) progress_res = res, k_progress = k;
     if (res < best_res) {
       best_res = res;
-      memcpy(s->best_lambda, lambda, (size_t)m * sizeof *lambda);
-      if (index_set) memcpy(s->best_set, index_set, (size_t)m);
+      if (m > 0) {  // no rows (every body free): NULL arrays, and memcpy of NULL is undefined even for 0 bytes
+        memcpy(s->best_lambda, lambda, (size_t)m * sizeof *lambda);
+        if (index_set) memcpy(s->best_set, index_set, (size_t)m);
+      }
     }
     if (final_pass) break;
     // INDEXSETS: stop when I^k = I^(k-1); detect a cycle I^k = I^j, j < k-1.
