@@ -151,7 +151,8 @@ int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID 
 // Crossing (or parallel ones skewed so that neither rim point meets),
 // with the axes' closest points inside both axis segments, their sides
 // meet as capsules' would: one contact, depth r_a + r_b - d, normal along
-// the axes' common perpendicular (or speculative); near-parallel ones get
+// the axes' common perpendicular (or speculative), or a disc's (shorter
+// than wide) face with its depth where that is nearer; near-parallel ones get
 // that point too, beside their rim points, where it is not within dedup of
 // one (skewed by a few degrees, they meet in the middle first). Otherwise
 // an end is nearest: each rim's point nearest the other's axis, with its

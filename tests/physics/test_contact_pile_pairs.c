@@ -14,7 +14,10 @@
 //     samples' spacing of the overlap;
 //   - a log's end 3.5 cm into a disc's face (a short, wide cylinder), their
 //     axes 26 degrees apart: the rim points toward the other's axis gave
-//     1.4 mm; the sample points, within their spacing.
+//     1.4 mm; the sample points, within their spacing;
+//   - a step later, the log's side across the disc near its face, 3.6 cm
+//     in: the crossing sides gave r_a + r_b - d = 12.2 cm; now the disc's
+//     face, nearer than its rim's side (crossing_cylinders).
 // Truth: the overlap is the depth of the deepest point of either shape's
 // surface inside the other (for the capsule, of its axis less its radius),
 // from the exact signed distance to the other shape.
@@ -159,33 +162,48 @@ static double cylinder_in_cylinder(TsrVec3 x1, TsrQuat q1, double r1, double h1,
   return best;
 }
 
-static void test_log_end_into_disc(void) {
+// The log and the disc at two poses a step apart: the log's end on the
+// disc's face, then the log's side across the disc near its face.
+static const char *const LOG_POSE[2] = {
+    "{name: log, mass: 8.5, shape: {type: cylinder, radius: 0.089, length: 0.486},\n"
+    "     position: [0.024345424682117218, -0.092139634108384841, 0.3743573808708629],\n"
+    "     orientation: [-0.11151230926567846, 0.65027152052986648, -0.36245472793132993, 0.65828453169601142]}",
+    "{name: log, mass: 8.5, shape: {type: cylinder, radius: 0.089, length: 0.486},\n"
+    "     position: [0.024779653269001226, -0.092208914632977756, 0.34254793771613129],\n"
+    "     orientation: [-0.11185330436812777, 0.66647003489643164, -0.34479165658971, 0.65147927398590655]}"};
+static const char *const DISC_POSE[2] = {
+    "{name: disc, mass: 10.6, shape: {type: cylinder, radius: 0.162, length: 0.159},\n"
+    "     position: [-0.25119695576087053, 0.11128880028083342, 0.30253222999870816],\n"
+    "     orientation: [0.11059265415975779, 0.69931043512842028, -0.42282219404728111, 0.56564615475352009]}",
+    "{name: disc, mass: 10.6, shape: {type: cylinder, radius: 0.162, length: 0.159},\n"
+    "     position: [-0.25231013555057297, 0.10369279522528199, 0.29756689742233627],\n"
+    "     orientation: [0.087893921096429128, 0.70000520608566219, -0.4390679735652176, 0.5563152745310862]}"};
+
+static void log_and_disc(int pose, const char *what) {
   TsrModel m;
   TsrWorld w;
-  world_of(
-      "{name: log, mass: 8.5, shape: {type: cylinder, radius: 0.089, length: 0.486},\n"
-      "     position: [0.024345424682117218, -0.092139634108384841, 0.3743573808708629],\n"
-      "     orientation: [-0.11151230926567846, 0.65027152052986648, -0.36245472793132993, 0.65828453169601142]}",
-      "{name: disc, mass: 10.6, shape: {type: cylinder, radius: 0.162, length: 0.159},\n"
-      "     position: [-0.25119695576087053, 0.11128880028083342, 0.30253222999870816],\n"
-      "     orientation: [0.11059265415975779, 0.69931043512842028, -0.42282219404728111, 0.56564615475352009]}",
-      &m, &w);
+  world_of(LOG_POSE[pose], DISC_POSE[pose], &m, &w);
   const TsrVec3 x1 = w.bodies.x[1], x2 = w.bodies.x[2];
   const TsrQuat q1 = w.bodies.q[1], q2 = w.bodies.q[2];
   const double want = fmax(cylinder_in_cylinder(x1, q1, 0.089, 0.243, x2, q2, 0.162, 0.0795),
                            cylinder_in_cylinder(x2, q2, 0.162, 0.0795, x1, q1, 0.089, 0.243));
   TsrVec3 n = tsr_v3(0, 0, 0);
   const double got = deepest_contact(&w, &n);
-  fprintf(stderr, "a log's end into a disc's face: overlap %.2f mm, deepest contact %.2f mm\n", 1e3 * want, 1e3 * got);
+  fprintf(stderr, "%s: overlap %.2f mm, deepest contact %.2f mm\n", what, 1e3 * want, 1e3 * got);
   // sample points a quarter of the log's length and 22.5 degrees of its
   // rim apart: within 1 cm of the overlap, never beyond it
   ENSURE_MSG(got > want - 0.01 && got < want + 1e-4, "deepest contact %.2f mm, overlap %.2f mm", 1e3 * got, 1e3 * want);
   tsr_test_world_free(&m, &w);
 }
 
+static void test_log_end_into_disc(void) { log_and_disc(0, "a log's end into a disc's face"); }
+
+static void test_log_across_disc(void) { log_and_disc(1, "a log across a disc near its face"); }
+
 int main(void) {
   RUN_TEST(test_capsule_into_cylinder);
   RUN_TEST(test_cylinder_into_box);
   RUN_TEST(test_log_end_into_disc);
+  RUN_TEST(test_log_across_disc);
   return TSR_TEST_RESULT();
 }
