@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "contact/contact.h"
+#include "sim/world.h"
 
 void tsr_cli_error(const char *fmt, ...) {
   va_list ap;
@@ -41,4 +42,15 @@ void tsr_cli_warn_output(const TsrModel *m) {
             "%s: warning: %ld steps is not a multiple of output.every = %ld: the last %ld steps are simulated but "
             "not written (frames are at steps 0, %ld, %ld, ...; OUTPUT.md)\n",
             m->path, steps, every, steps % every, every, 2 * every);
+}
+
+void tsr_cli_world_notice(const TsrModel *m, TsrWorld *w) {
+  if (!w->notice_new) return;
+  fprintf(stderr, "%s: warning: step %ld: %s\n", m->path, w->step, w->notice);
+  w->notice_new = 0;
+}
+
+const char *tsr_cli_step_failure(const TsrWorld *w, int status) {
+  if (status == 1) return w->error[0] ? w->error : "solver error";
+  return "non-finite state";
 }

@@ -155,13 +155,9 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
     if (row->substructured && w.partition.n_bodies == w.bodies.n)
       tsr_compare_count_bodies(&w.partition, st->subsystems, per, row);
     n++;
-    if (w.notice_new) {
-      fprintf(stderr, "%s: warning: step %ld: %s\n", model.path, w.step, w.notice);
-      w.notice_new = 0;
-    }
+    tsr_cli_world_notice(&model, &w);
     if (s) {
-      tsr_cli_error("%s: step %ld failed (%s)", solver, w.step,
-                    s == 1 ? (w.error[0] ? w.error : "solver error") : "non-finite state");
+      tsr_cli_error("%s: step %ld failed (%s)", solver, w.step, tsr_cli_step_failure(&w, s));
       status = 1;
       break;
     }

@@ -164,10 +164,7 @@ int tsr_cmd_run(int argc, char **argv) {
       status = 1;
       break;
     }
-    if (world.notice_new) {
-      fprintf(stderr, "%s: warning: step %ld: %s\n", model.path, world.step, world.notice);
-      world.notice_new = 0;
-    }
+    tsr_cli_world_notice(&model, &world);
     if (s == 1 && world.error[0]) {
       tsr_cli_error("step %ld: %s", world.step, world.error);
       status = 1;

@@ -251,12 +251,13 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
         status = 1;
         break;
       }
+      tsr_cli_world_notice(&model, &w);
       const TsrStepStats *st = &w.stats;
       if (st->joint_error > max_joint || isnan(st->joint_error)) max_joint = st->joint_error;
       if (st->penetration > max_pen) max_pen = st->penetration;
       if (s) {
         tsr_cli_error("--replay: the reference %s failed at step %ld (%s); the table holds the steps up to it", ref,
-                      w.step, s == 1 ? "solver error" : "non-finite state");
+                      w.step, tsr_cli_step_failure(&w, s));
         status = 1;
         break;
       }

@@ -51,6 +51,15 @@ int tsr_cli_warn_overlaps(const TsrModel *m);
 // last steps would be simulated and never written.
 void tsr_cli_warn_output(const TsrModel *m);
 
+// After a step of w (a world of model m): its one-time warning, if the step
+// wrote one (world.c check_coupling), on stderr as "PATH: warning: step N:
+// ...". And what a failed step (tsr_world_step's status) calls its cause:
+// the world's own reason where it gave one, else "solver error" or
+// "non-finite state".
+struct TsrWorld;
+void tsr_cli_world_notice(const TsrModel *m, struct TsrWorld *w);
+const char *tsr_cli_step_failure(const struct TsrWorld *w, int status);
+
 // OpenMP thread count (0 = every core) and single-threaded BLAS.
 void tsr_cli_apply_threads(int threads);
 

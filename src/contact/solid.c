@@ -283,6 +283,10 @@ static double level_face(dGeomID f, TsrVec3 dir, TsrVec3 p, double window, TsrVe
   return h;
 }
 
+// A cylinder lies along a plane (a box's face, another's flat end) when its
+// axis is within ~11.5 degrees of parallel to it: |axis . normal| <= this.
+#define TSR_ALONG_SIN 0.2
+
 // Whether cylinder g (axes ax) lies along face pair `face` of box f (edge
 // lengths side, axes u: box_face): its axis within ~11 degrees of parallel
 // to it. Then the line c + t a, t in [*lo, *hi] within [-len/2, len/2] (c:
@@ -295,7 +299,7 @@ static int along_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, const dReal sid
   dReal r, len;
   dGeomCylinderGetParams(g, &r, &len);
   const TsrVec3 a = ax[2], d = tsr_v3_sub(c, geom_pos(f));
-  if (fabs(tsr_v3_dot(a, u[face])) > 0.2) return 0;
+  if (fabs(tsr_v3_dot(a, u[face])) > TSR_ALONG_SIN) return 0;
   *lo = -0.5 * len, *hi = 0.5 * len, *beside = 0;
   for (int j = 0; j < 3; j++) {
     if (j == face) continue;
@@ -336,7 +340,7 @@ static int side_on_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, TsrVec3 dir, 
   dReal r, len;
   dGeomCylinderGetParams(g, &r, &len);
   const TsrVec3 a = ax[2], nf = tsr_v3_scale(u[face], sgn);
-  if (fabs(tsr_v3_dot(a, nf)) > 0.2) return 0;
+  if (fabs(tsr_v3_dot(a, nf)) > TSR_ALONG_SIN) return 0;  // along_face's test, before w is normalised
   TsrVec3 w = tsr_v3_normalize(tsr_v3_madd(nf, a, -tsr_v3_dot(nf, a)));
   // the side line facing f: c + t a, t in [-len/2, len/2]
   const TsrVec3 c = tsr_v3_madd(geom_pos(g), w, -r), fc = geom_pos(f);
@@ -776,7 +780,7 @@ static int face_on_side(const CylSide *c, int cap, TsrVec3 p[2], double gap[2], 
   const TsrVec3 ng = tsr_v3_scale(c->ax[2], cap ? 1.0 : -1.0);  // outward from g
   const TsrVec3 cr = tsr_v3_madd(c->cg, ng, 0.5 * c->lg), af = c->af;
   const double sa = tsr_v3_dot(af, ng);
-  if (fabs(sa) > 0.2) return 0;
+  if (fabs(sa) > TSR_ALONG_SIN) return 0;
   // f's axis projected on the face's plane: u0 + t u1; the chord where it
   // is within the rim, |u0 + t u1| <= rg, and within f's length
   const TsrVec3 d0 = tsr_v3_sub(c->cf, cr);
