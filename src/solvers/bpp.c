@@ -275,6 +275,23 @@ factored:
   return 0;
 }
 
+// Workspace for p's m rows (and max_pivots steps of history), and the
+// factorisation context pointed at p's matrix: kept from the last call when
+// reuse is on and the workspace did not move (the caller says when the
+// matrix changed: tsr_bpp_invalidate).
+static int bind_matrix(const TsrMlcp *p, int max_pivots, TsrBpp *b) {
+  int cap_before = b->cap;
+  if (reserve(b, p->m, max_pivots)) return -1;
+  if (b->cap != cap_before) b->matrix_set = b->fset_valid = 0;
+  if (!(b->reuse && b->matrix_set)) {
+    b->fset_valid = 0;
+    if (tsr_chol_set_matrix(p->m, p->Ap, p->Ai, p->Ax, p->symmetric, b->chol)) return -1;
+    tsr_chol_set_dense(p->dense, b->chol);
+    b->matrix_set = b->reuse;
+  }
+  return 0;
+}
+
 // tsr_mlcp_relative_residual's largest row, or an upper bound of it when
 // that is below TSR_BPP_POLISH_ROW, without its two passes over A (made on
 // every solve, they cost chain_drop's direct-bpp 50% more time per falling
@@ -315,15 +332,7 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
     stats->converged = 1;
     return 0;
   }
-  int cap_before = b->cap;
-  if (reserve(b, m, max_pivots)) return -1;
-  if (b->cap != cap_before) b->matrix_set = b->fset_valid = 0;
-  if (!(b->reuse && b->matrix_set)) {
-    b->fset_valid = 0;
-    if (tsr_chol_set_matrix(m, p->Ap, p->Ai, p->Ax, p->symmetric, b->chol)) return -1;
-    tsr_chol_set_dense(p->dense, b->chol);
-    b->matrix_set = b->reuse;
-  }
+  if (bind_matrix(p, max_pivots, b)) return -1;
   const double *lo = p->lo, *hi = p->hi;
   int8_t *s = b->s;
 
@@ -514,15 +523,7 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
 
 int tsr_bpp_factor(const TsrMlcp *p, const int8_t *set, double shift, const int **F, int *nf, TsrBpp *b) {
   int m = p->m;
-  int cap_before = b->cap;
-  if (reserve(b, m, 1)) return -1;
-  if (b->cap != cap_before) b->matrix_set = b->fset_valid = 0;
-  if (!(b->reuse && b->matrix_set)) {
-    b->fset_valid = 0;
-    if (tsr_chol_set_matrix(m, p->Ap, p->Ai, p->Ax, p->symmetric, b->chol)) return -1;
-    tsr_chol_set_dense(p->dense, b->chol);
-    b->matrix_set = b->reuse;
-  }
+  if (bind_matrix(p, 1, b)) return -1;
   int n = 0;
   for (int i = 0; i < m; i++)
     if (set[i] == TSR_INDEX_FREE) b->F[n++] = i;
