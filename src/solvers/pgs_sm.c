@@ -81,14 +81,14 @@ static int reserve(TsrPgsSm *g, int m) {
 }
 
 // Solves the free rows of g->s exactly (Eq. 27) with lambda_T at the bounds.
-static int subspace_solve(const TsrMlcp *p, double amax, double *lambda, int *factorizations, TsrPgsSm *g) {
+static int subspace_solve(const TsrMlcp *p, double shift, double *lambda, int *factorizations, TsrPgsSm *g) {
   int m = p->m;
   const int *F;
   int nf;
   for (int i = 0; i < m; i++)
     if (g->s[i] != TSR_INDEX_FREE) lambda[i] = g->s[i] == TSR_INDEX_UPPER ? p->hi[i] : p->lo[i];
   int before = tsr_chol_stats(tsr_bpp_chol(g->bpp))->factorizations;
-  int rc = tsr_bpp_factor(p, g->s, 1e-10 * amax, &F, &nf, g->bpp);
+  int rc = tsr_bpp_factor(p, g->s, shift, &F, &nf, g->bpp);
   *factorizations += tsr_chol_stats(tsr_bpp_chol(g->bpp))->factorizations - before;
   if (rc < 0) return rc;
   if (nf == 0) return 0;
@@ -129,6 +129,7 @@ int tsr_pgs_sm_solve(const TsrMlcp *p, const TsrSolverParams *params, double *la
   double amax = 0.0, b_inf = 0.0;
   for (int q = 0; q < p->Ap[m]; q++) amax = fmax(amax, fabs(p->Ax[q]));
   if (!(amax > 0.0)) amax = 1.0;
+  const double shift = 1e-10 * amax;  // of a singular A_FF's factorisation (tsr_bpp_factor), as BPP's
   for (int i = 0; i < m; i++) {
     b_inf = fmax(b_inf, fabs(p->b[i]));
     g->diag[i] = 0.0;
@@ -158,7 +159,7 @@ int tsr_pgs_sm_solve(const TsrMlcp *p, const TsrSolverParams *params, double *la
     // factorises with the shift as BPP does, finds them.
     for (int sweep = 0; sweep < SWEEPS; sweep++)
       for (int i = 0; i < m; i++) {
-        if (!(g->diag[i] > 1e-10 * amax)) continue;
+        if (!(g->diag[i] > shift)) continue;
         double wi = p->b[i];
         for (int q = p->Ap[i]; q < p->Ap[i + 1]; q++) wi += p->Ax[q] * lambda[p->Ai[q]];
         lambda[i] = fmin(fmax(lambda[i] - wi / g->diag[i], p->lo[i]), p->hi[i]);
@@ -169,7 +170,7 @@ int tsr_pgs_sm_solve(const TsrMlcp *p, const TsrSolverParams *params, double *la
                                                               : TSR_INDEX_FREE;
     // 2. Subspace minimisation with projection.
     for (int proj = 0; proj < MAX_PROJECTIONS; proj++) {
-      if (subspace_solve(p, amax, lambda, &factorizations, g)) return -1;
+      if (subspace_solve(p, shift, lambda, &factorizations, g)) return -1;
       int moved = 0;
       for (int i = 0; i < m; i++) {
         if (g->s[i] != TSR_INDEX_FREE) continue;

@@ -71,30 +71,8 @@ static void test_planted(void) {
   tsr_pgs_sm_free(&g);
 }
 
-// Dense Cholesky solve of the n x n SPD A (row-major) for nrhs columns of X
-// (row-major n x nrhs), in place.
-static void chol_solve_dense(int n, double *A, int nrhs, double *X) {
-  for (int j = 0; j < n; j++) {
-    for (int k = 0; k < j; k++) A[j * n + j] -= A[j * n + k] * A[j * n + k];
-    A[j * n + j] = sqrt(A[j * n + j]);
-    for (int i = j + 1; i < n; i++) {
-      for (int k = 0; k < j; k++) A[i * n + j] -= A[i * n + k] * A[j * n + k];
-      A[i * n + j] /= A[j * n + j];
-    }
-  }
-  for (int c = 0; c < nrhs; c++) {
-    for (int i = 0; i < n; i++) {
-      double s = X[i * nrhs + c];
-      for (int k = 0; k < i; k++) s -= A[i * n + k] * X[k * nrhs + c];
-      X[i * nrhs + c] = s / A[i * n + i];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-      double s = X[i * nrhs + c];
-      for (int k = i + 1; k < n; k++) s -= A[k * n + i] * X[k * nrhs + c];
-      X[i * nrhs + c] = s / A[i * n + i];
-    }
-  }
-}
+extern void dposv_(const char *uplo, const int *n, const int *nrhs, double *a, const int *lda, double *b,
+                   const int *ldb, int *info);
 
 static void test_redundant_interface_row(void) {
   TsrSolverParams sp = params();
@@ -120,14 +98,16 @@ static void test_redundant_interface_row(void) {
     double *S = malloc((size_t)ng * ng * sizeof *S);
     for (int i = 0; i < ni; i++) {
       for (int j = 0; j < ni; j++) Aii[i * ni + j] = A[i * m + j];
-      for (int c = 0; c < ng; c++) K[i * ng + c] = A[i * m + ni + c];
+      for (int c = 0; c < ng; c++) K[c * ni + i] = A[i * m + ni + c];  // column-major, as LAPACK's B
     }
-    chol_solve_dense(ni, Aii, ng, K);
+    int info, ln = ni, lr = ng;  // copies: LAPACK takes pointers
+    dposv_("L", &ln, &lr, Aii, &ln, K, &ln, &info);
+    ENSURE(info == 0);
     double smax = 0.0;
     for (int a = 0; a < ng; a++)
       for (int b = 0; b < ng; b++) {
         double s = A[(ni + a) * m + ni + b];
-        for (int i = 0; i < ni; i++) s -= A[(ni + a) * m + i] * K[i * ng + b];
+        for (int i = 0; i < ni; i++) s -= A[(ni + a) * m + i] * K[b * ni + i];
         S[a * ng + b] = s;
       }
     for (int a = 0; a < ng; a++)
