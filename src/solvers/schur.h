@@ -95,6 +95,8 @@ typedef struct {
   int *ip, *ii, *ib, *mark, *list, *coff;
   double *spa;
   int cap_inv, cap_col, cap_spa_threads;
+  int *gseen;  // sub_extract's marks and positions, per thread ([2 (ng + 1)] each)
+  size_t cap_gseen;
   int iface_pattern;  // iface holds S_Gamma's pattern for this partition (tsr_substructure_interface)
   // iface as a dense array too when it is dense (iface.dense; schur.c
   // iface_dense); dense_zeros: it holds zeros outside iface's pattern.
