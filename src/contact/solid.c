@@ -253,9 +253,28 @@ static double cylinder_distance(dGeomID f, TsrVec3 p, TsrVec3 hint, TsrVec3 *nor
   return dist;
 }
 
-// Signed distance from p to a box or cylinder f (box_distance, cylinder_distance).
+// Signed distance from p to capsule f (as grown), with the normal from its
+// axis segment toward p.
+static double capsule_distance(dGeomID f, TsrVec3 p, TsrVec3 *normal) {
+  dReal r, len;
+  dGeomCapsuleGetParams(f, &r, &len);
+  TsrVec3 ax[3];
+  geom_axes(f, ax);
+  const TsrVec3 d = tsr_v3_sub(p, geom_pos(f));
+  const double t = fmax(-0.5 * len, fmin(0.5 * len, tsr_v3_dot(d, ax[2])));
+  const TsrVec3 e = tsr_v3_madd(d, ax[2], -t);
+  const double dist = tsr_v3_norm(e);
+  *normal = dist > 0.0 ? tsr_v3_scale(e, 1.0 / dist) : ax[0];
+  return dist - r;
+}
+
+// Signed distance from p to a box, cylinder or capsule f (box_distance,
+// cylinder_distance, capsule_distance).
 static double solid_distance(dGeomID f, TsrVec3 p, TsrVec3 hint, TsrVec3 *normal) {
-  return dGeomGetClass(f) == dBoxClass ? box_distance(f, p, hint, normal) : cylinder_distance(f, p, hint, normal);
+  const int cls = dGeomGetClass(f);
+  return cls == dBoxClass       ? box_distance(f, p, hint, normal)
+         : cls == dCapsuleClass ? capsule_distance(f, p, normal)
+                                : cylinder_distance(f, p, hint, normal);
 }
 
 // The face of box f that faces g (its outward normal most nearly along
@@ -940,21 +959,6 @@ int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID 
   return side_point(x, g, shape, ax, r, f, fshape, g_first, c, buf, n, dedup);
 }
 
-// Signed distance from p to capsule f (as grown), with the normal from its
-// axis segment toward p.
-static double capsule_distance(dGeomID f, TsrVec3 p, TsrVec3 *normal) {
-  dReal r, len;
-  dGeomCapsuleGetParams(f, &r, &len);
-  TsrVec3 ax[3];
-  geom_axes(f, ax);
-  const TsrVec3 d = tsr_v3_sub(p, geom_pos(f));
-  const double t = fmax(-0.5 * len, fmin(0.5 * len, tsr_v3_dot(d, ax[2])));
-  const TsrVec3 e = tsr_v3_madd(d, ax[2], -t);
-  const double dist = tsr_v3_norm(e);
-  *normal = dist > 0.0 ? tsr_v3_scale(e, 1.0 / dist) : ax[0];
-  return dist - r;
-}
-
 // The deepest of g's sample points inside f (tsr_solid_deepest): a box's
 // surface on a 5 x 5 grid per face (corners, edge and face points), a
 // cylinder's rims and side every 22.5 degrees at five stations along its
@@ -968,7 +972,7 @@ static double deepest_sample(dGeomID g, dGeomID f, TsrVec3 *q, TsrVec3 *nrm) {
   TsrVec3 ax[3];
   geom_axes(g, ax);
   const TsrVec3 c = geom_pos(g), hint = tsr_v3_sub(c, geom_pos(f));
-  const int cls = dGeomGetClass(g), fcls = dGeomGetClass(f);
+  const int cls = dGeomGetClass(g);
   double best = -INFINITY, rg = 0.0;
   TsrVec3 p[100];
   int np = 0;
@@ -1006,7 +1010,7 @@ static double deepest_sample(dGeomID g, dGeomID f, TsrVec3 *q, TsrVec3 *nrm) {
   }
   for (int k = 0; k < np; k++) {
     TsrVec3 nk;
-    const double sd = fcls == dCapsuleClass ? capsule_distance(f, p[k], &nk) : solid_distance(f, p[k], hint, &nk);
+    const double sd = solid_distance(f, p[k], hint, &nk);
     if (-(sd - rg) > best) best = -(sd - rg), *q = tsr_v3_madd(p[k], nk, -rg), *nrm = nk;
   }
   return best;

@@ -159,7 +159,6 @@ void tsr_substructure_free(TsrSubstructure *ss) {
   free(ss->sub), free(ss->order), free(ss->sub_of), free(ss->loc), free(ss->gamma), free(ss->w);
   free(ss->lam_g), free(ss->lam_g_old), free(ss->w_def), free(ss->set_g);
   free(ss->ip), free(ss->ii), free(ss->ib), free(ss->mark), free(ss->list), free(ss->spa), free(ss->coff);
-  free(ss->gseen);
   free(ss->dense);
   tsr_mlcp_free(&ss->iface);
   tsr_bpp_free(&ss->ibpp);
@@ -253,7 +252,7 @@ static int sub_extract(const TsrMlcp *p, const int *sub_of, const int *loc, int 
     A->hi[c] = p->hi[j];
   }
   // Gamma_i: the distinct interface rows in G_i, increasing; Gl = position.
-  // seen / pos (the thread's, [total interface rows]) mark each interface
+  // seen / pos (the thread's, [n_iface]) mark each interface
   // row met in this subsystem with i and give its position in gam, in place
   // of a sort of all of G_i's entries (thousands per subsystem on the
   // towers) and a binary search per entry: extraction went from 0.52-0.57 to
@@ -287,6 +286,29 @@ static int sub_extract(const TsrMlcp *p, const int *sub_of, const int *loc, int 
   u->linear = 1;
   for (int c = 0; c < n && u->linear; c++) u->linear = !isfinite(A->lo[c]) && !isfinite(A->hi[c]);
   u->deferred = 0;
+  return 0;
+}
+
+// Room for ss->ng interface columns (ip, coff) and nthr threads' sparse
+// accumulators (mark, list, spa: cap_col each), used by S_Gamma's assembly
+// and, as marks and positions, by sub_extract.
+static int reserve_columns(TsrSubstructure *ss, int nthr) {
+  int ng = ss->ng;
+  if (ng + 2 <= ss->cap_col && nthr <= ss->cap_spa_threads && ss->ip) return 0;
+  int c = ng + 2 + ng / 4 + 16, t = nthr > ss->cap_spa_threads ? nthr : ss->cap_spa_threads;
+  if (t < 1) t = 1;
+  size_t ct = (size_t)c * (size_t)t;
+  int *a = realloc(ss->ip, (size_t)c * sizeof *a), *m = realloc(ss->mark, ct * sizeof *m);
+  int *l = realloc(ss->list, ct * sizeof *l), *o = realloc(ss->coff, (size_t)c * sizeof *o);
+  double *x = realloc(ss->spa, ct * sizeof *x);
+  if (a) ss->ip = a;
+  if (m) ss->mark = m;
+  if (l) ss->list = l;
+  if (x) ss->spa = x;
+  if (o) ss->coff = o;
+  if (!a || !m || !l || !x || !o) return -1;
+  ss->cap_col = c;
+  ss->cap_spa_threads = t;
   return 0;
 }
 
@@ -356,17 +378,18 @@ int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const Tsr
     while (b >= 0 && ss->sub[ss->order[b]].n < ss->sub[v].n) ss->order[b + 1] = ss->order[b], b--;
     ss->order[b + 1] = v;
   }
-  // sub_extract's marks: two arrays of ng per thread, seen reset to -1.
+  // sub_extract's marks and positions: each thread's mark and list of
+  // S_Gamma's assembly (free until then), marks reset to -1.
   int nthr = ss->threads < nsub ? ss->threads : nsub;
-  size_t per = (size_t)ng + 1, need = 2 * per * (size_t)nthr;
-  if (tsr_grow_size((void **)&ss->gseen, &ss->cap_gseen, need, sizeof *ss->gseen)) return -1;
-  for (size_t k = 0; k < need; k += 2 * per) memset(ss->gseen + k, 0xff, per * sizeof *ss->gseen);
+  if (reserve_columns(ss, nthr)) return -1;
+  size_t cc = (size_t)ss->cap_col;
+  for (size_t k = 0; k < cc * (size_t)nthr; k++) ss->mark[k] = -1;
   int fail = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthr) reduction(| : fail)
   for (int o = 0; o < nsub; o++) {
     int i = ss->order[o];
-    int *seen = ss->gseen + 2 * per * (size_t)omp_get_thread_num();
-    fail |= sub_extract(p, ss->sub_of, ss->loc, i, ng, seen, seen + per, &ss->sub[i]) != 0;
+    size_t t = (size_t)omp_get_thread_num() * cc;
+    fail |= sub_extract(p, ss->sub_of, ss->loc, i, ng, ss->mark + t, ss->list + t, &ss->sub[i]) != 0;
   }
   return fail ? -1 : 0;
 }
@@ -591,22 +614,7 @@ static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSub
     ss->cap_inv = c;
   }
   int nthr = iface_threads(ss);
-  if (ng + 2 > ss->cap_col || nthr > ss->cap_spa_threads || !ss->ip) {
-    int c = ng + 2 + ng / 4 + 16, t = nthr > ss->cap_spa_threads ? nthr : ss->cap_spa_threads;
-    if (t < 1) t = 1;
-    size_t ct = (size_t)c * (size_t)t;
-    int *a = realloc(ss->ip, (size_t)c * sizeof *a), *m = realloc(ss->mark, ct * sizeof *m);
-    int *l = realloc(ss->list, ct * sizeof *l), *o = realloc(ss->coff, (size_t)c * sizeof *o);
-    double *x = realloc(ss->spa, ct * sizeof *x);
-    if (a) ss->ip = a;
-    if (m) ss->mark = m;
-    if (l) ss->list = l;
-    if (x) ss->spa = x;
-    if (o) ss->coff = o;
-    if (!a || !m || !l || !x || !o) return -1;
-    ss->cap_col = c;
-    ss->cap_spa_threads = t;
-  }
+  if (reserve_columns(ss, nthr)) return -1;
   int *ip = ss->ip;
   memset(ip, 0, (size_t)(ng + 1) * sizeof *ip);
   for (int i = 0; with_schur && i < ss->n_sub; i++)

@@ -90,13 +90,11 @@ typedef struct {
   TsrMlcp iface;
   // S_Gamma by columns: for interface column g, the (subsystem, local
   // index) pairs that hold it (ip, ii, ib), a sparse accumulator per thread
-  // (mark, list, spa: cap_spa_threads x cap_col) and each column's first
-  // slot (coff).
+  // (mark, list, spa: cap_spa_threads x cap_col; sub_extract's marks
+  // and positions before that) and each column's first slot (coff).
   int *ip, *ii, *ib, *mark, *list, *coff;
   double *spa;
   int cap_inv, cap_col, cap_spa_threads;
-  int *gseen;  // sub_extract's marks and positions, per thread ([2 (ng + 1)] each)
-  size_t cap_gseen;
   int iface_pattern;  // iface holds S_Gamma's pattern for this partition (tsr_substructure_interface)
   // iface as a dense array too when it is dense (iface.dense; schur.c
   // iface_dense); dense_zeros: it holds zeros outside iface's pattern.
