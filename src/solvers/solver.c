@@ -15,19 +15,19 @@
 #include "solvers/pgs.h"
 #include "solvers/pgs_sm.h"
 #include "solvers/bpp_retry.h"
+#include "solvers/islands.h"
 #include "solvers/schur.h"
 #include "util/clock.h"
 #include "util/env.h"
 
 struct TsrSolver {
   TsrSolverParams params;
-  TsrBpp *bpp;
   TsrPgs *pgs;
   TsrPgsSm *pgs_sm;
   TsrSchur *schur;
   TsrFbic *fbic;
-  TsrBppRetry *retry;  // direct-bpp's restarts (bpp_retry.h)
-  int fallbacks;       // schur_with_fallback
+  TsrIslands *islands;  // direct-bpp, island by island, with its restarts (islands.h)
+  int fallbacks;        // schur_with_fallback
   double fallback_seconds;
   int no_fallback;  // TSR_SCHUR_NO_FALLBACK=1 (to measure what it does)
   int trace;        // TSR_SCHUR_TRACE: one line per fallback
@@ -68,7 +68,7 @@ TsrSolver *tsr_solver_create(const TsrSolverParams *params, char *err, int errle
   s->params = *params;
   s->no_fallback = tsr_env_flag("TSR_SCHUR_NO_FALLBACK");
   s->trace = getenv("TSR_SCHUR_TRACE") != NULL;
-  if (params->type == TSR_SOLVER_DIRECT_BPP && !(s->bpp = tsr_bpp_create())) goto oom;
+  if (params->type == TSR_SOLVER_DIRECT_BPP && !(s->islands = tsr_islands_create())) goto oom;
   if (params->type == TSR_SOLVER_PGS && !(s->pgs = tsr_pgs_create())) goto oom;
   if (params->type == TSR_SOLVER_PGS_SM && !(s->pgs_sm = tsr_pgs_sm_create())) goto oom;
   if (params->type == TSR_SOLVER_SCHUR_BPP && !(s->schur = tsr_schur_create(TSR_SCHUR_IFACE_BPP))) goto oom;
@@ -83,11 +83,11 @@ oom:
 }
 
 // Direct BPP, warm-started from the previous step's index set when asked,
-// with the restarts of solvers/bpp_retry.c when it runs out of pivots.
+// with the restarts of solvers/bpp_retry.c when it runs out of pivots, one
+// independent block of A (island) at a time (solvers/islands.h).
 static int bpp_with_restart(TsrSolver *s, const TsrMlcp *p, double *lambda, int8_t *index_set, TsrSolveStats *stats) {
-  if (!s->bpp && !(s->bpp = tsr_bpp_create())) return -1;
-  if (!s->retry && !(s->retry = tsr_bpp_retry_create())) return -1;
-  return tsr_bpp_retry_solve(p, &s->params, lambda, index_set, stats, s->bpp, s->retry);
+  if (!s->islands && !(s->islands = tsr_islands_create())) return -1;
+  return tsr_islands_solve(p, &s->params, lambda, index_set, stats, s->islands);
 }
 
 // Algorithm 1 does not always converge (seed 000 §8.2): the index sets can
@@ -106,7 +106,6 @@ static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartitio
   double bmax = 0.0;
   for (int i = 0; i < p->m; i++) bmax = tsr_maxd(bmax, fabs(p->b[i]));
   if (stats->residual <= s->params.tolerance * fmax(1.0, bmax)) return rc;
-  if (!s->bpp && !(s->bpp = tsr_bpp_create())) return rc;
   if (p->m > s->cap_keep) {
     double *l = realloc(s->keep_lambda, (size_t)p->m * sizeof *l);
     if (l) s->keep_lambda = l;
@@ -186,12 +185,11 @@ int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, d
 void tsr_solver_free(TsrSolver **ps) {
   TsrSolver *s = ps ? *ps : NULL;
   if (!s) return;
-  tsr_bpp_free(&s->bpp);
+  tsr_islands_free(&s->islands);
   tsr_pgs_free(&s->pgs);
   tsr_pgs_sm_free(&s->pgs_sm);
   tsr_schur_free(&s->schur);
   tsr_fbic_free(&s->fbic);
-  tsr_bpp_retry_free(&s->retry);
   free(s->keep_lambda);
   free(s->keep_set);
   free(s);
