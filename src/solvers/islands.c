@@ -9,6 +9,7 @@
 #include "solvers/bpp_retry.h"
 #include "util/env.h"
 #include "util/grow.h"
+#include "util/union_find.h"
 
 struct TsrIslands {
   // Workspaces: [0] for the largest island (or the whole system), [1] for
@@ -60,12 +61,6 @@ void tsr_islands_free(TsrIslands **pis) {
 
 int tsr_islands_count(const TsrIslands *is) { return is->count; }
 
-// Union-find root with path halving.
-static int root(int *up, int i) {
-  while (up[i] != i) i = up[i] = up[up[i]];
-  return i;
-}
-
 // Groups p's rows by island (rows linked through a nonzero of A, in either
 // triangle, so a nonsymmetric pattern links them too): is->start, is->rows,
 // is->loc. Islands are numbered by their first row. Returns their count.
@@ -79,13 +74,13 @@ static int find_islands(const TsrMlcp *p, TsrIslands *is) {
     if (p->symmetric)
       while (q0 < q1 && p->Ai[q0] <= j) q0++;
     for (int q = q0; q < q1; q++) {
-      int a = root(up, p->Ai[q]), b = root(up, j);
+      int a = tsr_uf_root(up, p->Ai[q]), b = tsr_uf_root(up, j);
       if (a != b) up[a > b ? a : b] = a < b ? a : b;  // the smaller row is the root
     }
   }
   // Roots are the first rows of their islands: number them in row order.
   int n = 0;
-  for (int i = 0; i < m; i++) up[i] = root(up, i);  // every row points at its root
+  for (int i = 0; i < m; i++) up[i] = tsr_uf_root(up, i);  // every row points at its root
   for (int i = 0; i < m; i++) is->loc[i] = up[i] == i ? n++ : -1;
   for (int i = 0; i < m; i++) up[i] = is->loc[up[i]];  // island of row i
   memset(is->start, 0, (size_t)(n + 1) * sizeof *is->start);

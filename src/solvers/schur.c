@@ -91,6 +91,7 @@
 #include "util/clock.h"
 #include "util/env.h"
 #include "util/grow.h"
+#include "util/union_find.h"
 
 #include <float.h>
 #include <math.h>
@@ -1220,12 +1221,6 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
   return converged ? 0 : 1;
 }
 
-// Union-find root with path halving.
-static int uf_root(int *up, int i) {
-  while (up[i] != i) i = up[i] = up[up[i]];
-  return i;
-}
-
 // After a failed schur_once: the subsystems whose index sets still changed
 // in the last two coupling iterations (or whose solve failed) are merged
 // with every subsystem they share an interface row with, so that the
@@ -1250,7 +1245,7 @@ static int merged_partition(const TsrMlcp *p, TsrSchur *s, int k_last, TsrPartit
     }
     if (!act) continue;
     for (int q = ss->ip[g]; q < ss->ip[g + 1]; q++) {
-      int a = uf_root(up, ss->ii[q]);
+      int a = tsr_uf_root(up, ss->ii[q]);
       if (first < 0)
         first = a;
       else if (a != first)
@@ -1261,7 +1256,7 @@ static int merged_partition(const TsrMlcp *p, TsrSchur *s, int k_last, TsrPartit
   // Renumber the roots 0..G-1 in subsystem order (deterministic): gid[i]
   // is subsystem i's new subsystem.
   int G = 0, *gid = up + N;
-  for (int i = 0; i < N; i++) up[i] = uf_root(up, i);
+  for (int i = 0; i < N; i++) up[i] = tsr_uf_root(up, i);
   for (int i = 0; i < N; i++)
     if (up[i] == i) gid[i] = G++;
   for (int i = 0; i < N; i++) gid[i] = gid[up[i]];

@@ -10,11 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/bpp.h"
 #include "solvers/fbic.h"
 #include "solvers/pgs.h"
 #include "solvers/pgs_sm.h"
-#include "solvers/bpp_retry.h"
 #include "solvers/islands.h"
 #include "solvers/schur.h"
 #include "util/clock.h"
