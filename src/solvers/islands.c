@@ -23,14 +23,14 @@ struct TsrIslands {
   TsrMlcp sub;  // the island being solved
   int whole;    // TSR_DIRECT_WHOLE=1: one solve of the whole system (to measure what islands do)
   int count;
-  int cap_up, cap_start, cap_rows, cap_loc, cap_w, cap_sub;
+  int cap_up, cap_start, cap_rows, cap_loc, cap_w, cap_lam, cap_set;
   int *up;      // [m] union-find parent, then the island of each row
   int *start;   // [m + 1] first position of each island in rows
   int *rows;    // [m] rows grouped by island, increasing within each
   int *loc;     // [m] local index of each row within its island
   double *w;    // [m] slack, for the whole system's residual
-  double *lam;  // [cap_sub] the island's lambda
-  int8_t *set;  // [cap_sub] its index set
+  double *lam;  // the island's lambda
+  int8_t *set;  // its index set
 };
 
 TsrIslands *tsr_islands_create(void) {
@@ -63,7 +63,8 @@ int tsr_islands_count(const TsrIslands *is) { return is->count; }
 
 // Groups p's rows by island (rows linked through a nonzero of A, in either
 // triangle, so a nonsymmetric pattern links them too): is->start, is->rows,
-// is->loc. Islands are numbered by their first row. Returns their count.
+// is->loc. Islands are numbered by their first row. Returns their count;
+// with one island, only the count (the whole system is solved as it is).
 static int find_islands(const TsrMlcp *p, TsrIslands *is) {
   int m = p->m, *up = is->up;
   for (int i = 0; i < m; i++) up[i] = i;
@@ -82,6 +83,7 @@ static int find_islands(const TsrMlcp *p, TsrIslands *is) {
   int n = 0;
   for (int i = 0; i < m; i++) up[i] = tsr_uf_root(up, i);  // every row points at its root
   for (int i = 0; i < m; i++) is->loc[i] = up[i] == i ? n++ : -1;
+  if (n == 1) return 1;
   for (int i = 0; i < m; i++) up[i] = is->loc[up[i]];  // island of row i
   memset(is->start, 0, (size_t)(n + 1) * sizeof *is->start);
   for (int i = 0; i < m; i++) is->start[up[i] + 1]++;
@@ -130,8 +132,7 @@ int tsr_islands_solve(const TsrMlcp *p, const TsrSolverParams *params, double *l
   if (tsr_grow((void **)&is->up, &is->cap_up, m, sizeof *is->up) ||
       tsr_grow((void **)&is->start, &is->cap_start, m + 1, sizeof *is->start) ||
       tsr_grow((void **)&is->rows, &is->cap_rows, m, sizeof *is->rows) ||
-      tsr_grow((void **)&is->loc, &is->cap_loc, m, sizeof *is->loc) ||
-      tsr_grow((void **)&is->w, &is->cap_w, m, sizeof *is->w))
+      tsr_grow((void **)&is->loc, &is->cap_loc, m, sizeof *is->loc))
     return -1;
   int n = find_islands(p, is);
   is->count = n;
@@ -139,14 +140,10 @@ int tsr_islands_solve(const TsrMlcp *p, const TsrSolverParams *params, double *l
   int largest = 0, big = 0;  // the largest island (the first of them)
   for (int k = 0; k < n; k++)
     if (is->start[k + 1] - is->start[k] > largest) largest = is->start[k + 1] - is->start[k], big = k;
-  if (largest > is->cap_sub) {
-    double *lam = realloc(is->lam, (size_t)largest * sizeof *lam);
-    if (lam) is->lam = lam;
-    int8_t *set = realloc(is->set, (size_t)largest);
-    if (set) is->set = set;
-    if (!lam || !set) return -1;
-    is->cap_sub = largest;
-  }
+  if (tsr_grow((void **)&is->lam, &is->cap_lam, largest, sizeof *is->lam) ||
+      tsr_grow((void **)&is->set, &is->cap_set, largest, sizeof *is->set) ||
+      tsr_grow((void **)&is->w, &is->cap_w, m, sizeof *is->w))
+    return -1;
   int rc = 0, converged = 1, iterations = stats->iterations, factorizations = stats->factorizations;
   for (int k = 0; k < n; k++) {
     if (extract(p, k, lambda, index_set, is)) return -1;
