@@ -12,22 +12,44 @@
 #include "model/model.h"
 #include "sim/world.h"
 
-// Loads `yaml` (with optional overrides) and creates a world; exits the test
-// with a message when either fails, since nothing else can be checked then.
-static inline void tsr_test_world(const char *yaml, const char *const *sets, int n_sets, TsrModel *m, TsrWorld *w) {
-  TsrDiag d;
-  tsr_diag_init(&d);
-  if (tsr_model_load_string("test.yaml", yaml, strlen(yaml), sets, n_sets, m, &d)) {
-    for (int i = 0; i < d.count; i++) fprintf(stderr, "%s\n", d.messages[i]);
-    fprintf(stderr, "model failed to load\n");
+// The world of a model loaded with status rc (tsr_model_load*, diagnostics
+// in d); exits the test with the loader's messages or the world's error when
+// either fails, since nothing else can be checked then.
+static inline void tsr_test_world_from(int rc, TsrDiag *d, const char *what, TsrModel *m, TsrWorld *w) {
+  if (rc) {
+    for (int i = 0; i < d->count; i++) fprintf(stderr, "%s\n", d->messages[i]);
+    fprintf(stderr, "%s failed to load\n", what);
     exit(1);
   }
-  tsr_diag_free(&d);
+  tsr_diag_free(d);
   char err[256];
   if (tsr_world_create(w, m, err, sizeof err)) {
     fprintf(stderr, "world: %s\n", err);
     exit(1);
   }
+}
+
+// Loads `yaml` (with optional overrides) and creates a world.
+static inline void tsr_test_world(const char *yaml, const char *const *sets, int n_sets, TsrModel *m, TsrWorld *w) {
+  TsrDiag d;
+  tsr_diag_init(&d);
+  tsr_test_world_from(tsr_model_load_string("test.yaml", yaml, strlen(yaml), sets, n_sets, m, &d), &d, "model", m, w);
+}
+
+// The same for examples/NAME (the directory in TSR_EXAMPLES, which meson
+// sets): the test is skipped (exit 77) when TSR_EXAMPLES is not set.
+static inline void tsr_test_example_world(const char *name, const char *const *sets, int n_sets, TsrModel *m,
+                                          TsrWorld *w) {
+  const char *dir = getenv("TSR_EXAMPLES");
+  if (!dir) {
+    fprintf(stderr, "SKIP: TSR_EXAMPLES not set\n");
+    exit(77);
+  }
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  TsrDiag d;
+  tsr_diag_init(&d);
+  tsr_test_world_from(tsr_model_load(path, sets, n_sets, m, &d), &d, path, m, w);
 }
 
 static inline void tsr_test_world_free(TsrModel *m, TsrWorld *w) {

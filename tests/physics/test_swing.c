@@ -15,23 +15,12 @@
 #include "tsr_test.h"
 
 static void run(int geometric, double *max_err, double *max_spin, double *max_z) {
-  const char *dir = getenv("TSR_EXAMPLES");
-  if (!dir) TSR_SKIP("TSR_EXAMPLES not set");
-  char path[1024], gs[64];
-  snprintf(path, sizeof path, "%s/hanging_chain.yaml", dir);
+  char gs[64];
   snprintf(gs, sizeof gs, "settings.solver.geometric_stiffness=%s", geometric ? "true" : "false");
   const char *sets[] = {"settings.gravity=[9.81,0,0]", "settings.duration=5", gs};
   TsrModel m;
-  TsrDiag d;
-  tsr_diag_init(&d);
-  if (tsr_model_load(path, sets, 3, &m, &d)) {
-    for (int i = 0; i < d.count; i++) fprintf(stderr, "%s\n", d.messages[i]);
-    exit(1);
-  }
-  tsr_diag_free(&d);
   TsrWorld w;
-  char err[256];
-  if (tsr_world_create(&w, &m, err, sizeof err)) exit(1);
+  tsr_test_example_world("hanging_chain.yaml", sets, 3, &m, &w);
   int load = tsr_model_find_body(&m, "load");
   *max_err = *max_spin = 0;
   *max_z = -1e300;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "mlcp/mlcp.h"
+#include "physics/sim_helpers.h"
 #include "model/model.h"
 #include "sim/world.h"
 #include "test_util.h"
@@ -85,28 +86,10 @@ static void test_free_residual(void) {
 }
 
 static void test_net_rows_at_roundoff(void) {
-  const char *ex = getenv("TSR_EXAMPLES");
-  if (!ex) {
-    fprintf(stderr, "skip: TSR_EXAMPLES not set\n");
-    return;
-  }
-  char path[1024];
-  snprintf(path, sizeof path, "%s/net_with_truck.yaml", ex);
+  const char *over[] = {"settings.solver.type=direct-bpp", "settings.solver.threads=1"};
   TsrModel m;
-  TsrDiag diag;
-  tsr_diag_init(&diag);
-  const char *over[] = {"settings.solver.type=direct-bpp"};
-  int rc = tsr_model_load(path, over, 1, &m, &diag);
-  for (int i = 0; i < diag.count; i++) fprintf(stderr, "%s\n", diag.messages[i]);
-  tsr_diag_free(&diag);
-  if (rc) {
-    tsr_test_failures++;
-    return;
-  }
-  m.settings.solver.threads = 1;
   TsrWorld w;
-  char err[256];
-  ENSURE(tsr_world_create(&w, &m, err, sizeof err) == 0);
+  tsr_test_example_world("net_with_truck.yaml", over, 2, &m, &w);
   double *slack = NULL, *sigma = NULL;
   for (int step = 0; step < 6; step++) {
     ENSURE(tsr_world_step(&w) == 0);

@@ -14,18 +14,9 @@
 #include "tsr_test.h"
 
 static void check_model_file(const char *name) {
-  const char *dir = getenv("TSR_EXAMPLES");
-  if (!dir) TSR_SKIP("TSR_EXAMPLES not set");
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
   TsrModel m;
-  TsrDiag d;
-  tsr_diag_init(&d);
-  ENSURE_MSG(tsr_model_load(path, NULL, 0, &m, &d) == 0, "%s", path);
-  tsr_diag_free(&d);
   TsrWorld w;
-  char err[256];
-  ENSURE(tsr_world_create(&w, &m, err, sizeof err) == 0);
+  tsr_test_example_world(name, NULL, 0, &m, &w);
   tsr_world_step(&w);  // fills the rows
   const TsrPartitionMethod methods[] = {TSR_PARTITION_SEMANTIC, TSR_PARTITION_MINDP, TSR_PARTITION_NONE};
   for (int a = 0; a < 3; a++)
@@ -61,18 +52,9 @@ static void test_examples(void) {
 
 // The hanging chain's semantic groups: 50 links in groups of 12 plus the load.
 static void test_semantic_chain(void) {
-  const char *dir = getenv("TSR_EXAMPLES");
-  if (!dir) return;
-  char path[1024];
-  snprintf(path, sizeof path, "%s/hanging_chain.yaml", dir);
   TsrModel m;
-  TsrDiag d;
-  tsr_diag_init(&d);
-  ENSURE(tsr_model_load(path, NULL, 0, &m, &d) == 0);
-  tsr_diag_free(&d);
   TsrWorld w;
-  char err[256];
-  ENSURE(tsr_world_create(&w, &m, err, sizeof err) == 0);
+  tsr_test_example_world("hanging_chain.yaml", NULL, 0, &m, &w);
   tsr_world_step(&w);
   TsrPartition p;
   tsr_partition_init(&p);

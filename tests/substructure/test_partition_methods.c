@@ -341,20 +341,11 @@ static void test_model_keys(void) {
 // The examples after one step (joints, and the contacts of that step): the
 // invariants for every method and refinement.
 static void test_examples(void) {
-  const char *dir = getenv("TSR_EXAMPLES");
-  if (!dir) TSR_SKIP("TSR_EXAMPLES not set");
   const char *names[] = {"hanging_chain.yaml", "bridge.yaml", "chain_drop.yaml", "rock_pile.yaml"};
   for (int e = 0; e < 4; e++) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, names[e]);
     TsrModel m;
-    TsrDiag d;
-    tsr_diag_init(&d);
-    ENSURE_MSG(tsr_model_load(path, NULL, 0, &m, &d) == 0, "%s", path);
-    tsr_diag_free(&d);
     TsrWorld w;
-    char err[256];
-    ENSURE(tsr_world_create(&w, &m, err, sizeof err) == 0);
+    tsr_test_example_world(names[e], NULL, 0, &m, &w);
     tsr_world_step(&w);
     for (int a = 0; a < N_AUTO_METHODS; a++)
       for (int mb = 8; mb <= 16; mb *= 2) {

@@ -26,19 +26,11 @@ static double bnorm(const TsrMlcp *p) {
 }
 
 static void compare_file(const char *name, int steps, double tol, TsrPartitionMethod method) {
-  const char *dir = getenv("TSR_EXAMPLES");
-  if (!dir) TSR_SKIP("TSR_EXAMPLES not set");
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  TsrModel m;
-  TsrDiag d;
-  tsr_diag_init(&d);
   const char *sets[] = {"settings.solver.type=direct-bpp"};
-  ENSURE_MSG(tsr_model_load(path, sets, 1, &m, &d) == 0, "%s", path);
-  tsr_diag_free(&d);
+  TsrModel m;
   TsrWorld w;
+  tsr_test_example_world(name, sets, 1, &m, &w);
   char err[256];
-  ENSURE(tsr_world_create(&w, &m, err, sizeof err) == 0);
   const TsrSolverType types[] = {TSR_SOLVER_SCHUR_BPP, TSR_SOLVER_SCHUR_PGS_SM, TSR_SOLVER_PGS_SM};
   TsrSolver *s[3];
   for (int a = 0; a < 3; a++) {
