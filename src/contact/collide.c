@@ -708,7 +708,7 @@ static void clip_to_face(dGeomID cap, dGeomID box, const dReal n[3], double ends
   int face = 0;
   for (int j = 1; j < 3; j++)
     if (fabs(nl[j]) > fabs(nl[face])) face = j;
-  if (fabs(d[face]) > 0.2) return;  // not lying on the face (within ~11 degrees): a link over an edge
+  if (fabs(d[face]) > TSR_ALONG_SIN) return;  // not lying on the face: a link over an edge
   double lo = ends[0], hi = ends[1];
   for (int j = 0; j < 3; j++) {
     if (j == face) continue;

@@ -302,10 +302,6 @@ static double level_face(dGeomID f, TsrVec3 dir, TsrVec3 p, double window, TsrVe
   return h;
 }
 
-// A cylinder lies along a plane (a box's face, another's flat end) when its
-// axis is within ~11.5 degrees of parallel to it: |axis . normal| <= this.
-#define TSR_ALONG_SIN 0.2
-
 // Whether cylinder g (axes ax) lies along face pair `face` of box f (edge
 // lengths side, axes u: box_face): its axis within ~11 degrees of parallel
 // to it. Then the line c + t a, t in [*lo, *hi] within [-len/2, len/2] (c:
@@ -989,12 +985,12 @@ static double deepest_sample(dGeomID g, dGeomID f, TsrVec3 *q, TsrVec3 *nrm) {
   } else if (cls == dCylinderClass) {
     dReal r, len;
     dGeomCylinderGetParams(g, &r, &len);
-    for (int st = 0; st < 5; st++)
-      for (int k = 0; k < 16; k++) {
-        const double th = k * M_PI / 8;
-        TsrVec3 s = tsr_v3_madd(c, ax[2], (0.25 * st - 0.5) * len);
-        p[np++] = tsr_v3_madd(tsr_v3_madd(s, ax[0], r * cos(th)), ax[1], r * sin(th));
-      }
+    double rc[16], rs[16];  // the side's 16 directions, the same at every station
+    for (int k = 0; k < 16; k++) rc[k] = r * cos(k * M_PI / 8), rs[k] = r * sin(k * M_PI / 8);
+    for (int st = 0; st < 5; st++) {
+      const TsrVec3 s = tsr_v3_madd(c, ax[2], (0.25 * st - 0.5) * len);
+      for (int k = 0; k < 16; k++) p[np++] = tsr_v3_madd(tsr_v3_madd(s, ax[0], rc[k]), ax[1], rs[k]);
+    }
     for (int e = 0; e < 2; e++)
       for (int k = 0; k < 9; k++) {  // the end's centre and a ring at r / 2
         const double th = k * M_PI / 4, rr = k < 8 ? 0.5 * r : 0.0;
@@ -1093,7 +1089,7 @@ static double segment_cylinder_distance(double t, const void *ctx) {
   return cylinder_distance(s->cyl, tsr_v3_madd(s->a0, s->d, t), s->hint, &n);
 }
 
-int tsr_solid_capsule_core(dGeomID cap, dGeomID cyl, int cap_first, dContactGeom *g) {
+void tsr_solid_capsule_core(dGeomID cap, dGeomID cyl, int cap_first, dContactGeom *g) {
   dReal r, len;
   dGeomCapsuleGetParams(cap, &r, &len);
   TsrVec3 ax[3];
@@ -1107,5 +1103,4 @@ int tsr_solid_capsule_core(dGeomID cap, dGeomID cyl, int cap_first, dContactGeom
   const double sd = cylinder_distance(cyl, at, s.hint, &n);
   // the capsule's surface point toward the cylinder, moved half the depth out
   set_contact(g, tsr_v3_madd(at, n, -r + 0.5 * (r - sd)), n, r - sd, cap, cyl, cap_first);
-  return 1;
 }

@@ -20,6 +20,11 @@ typedef struct {
                         // (collide.c pushers), or NULL
 } TsrSolidCtx;
 
+// A cylinder or capsule lies along a plane (a box's face, another's flat
+// end) when its axis is within ~11.5 degrees of parallel to it:
+// |axis . normal| <= this.
+#define TSR_ALONG_SIN 0.2
+
 // Box or cylinder against a plane, in place of ODE's, with a speculative
 // range. A moving box or cylinder is not inflated like a sphere (a box
 // grown by its sweep margin has sharp edges a whole margin outside the
@@ -187,7 +192,7 @@ int tsr_solid_deepest(dGeomID a, dGeomID b, dContactGeom *buf, int n, int max, d
 // else dCollide(cyl, cap). ODE's capsule-cylinder (libccd's MPR) gave a
 // capsule falling on a cylinder in a pile of mixed shapes one contact 11-16
 // cm deep whose normal was 50-70 degrees off the overlap's (3-10 cm), and
-// the two went on into each other for seven steps. Returns 1.
-int tsr_solid_capsule_core(dGeomID cap, dGeomID cyl, int cap_first, dContactGeom *g);
+// the two went on into each other for seven steps.
+void tsr_solid_capsule_core(dGeomID cap, dGeomID cyl, int cap_first, dContactGeom *g);
 
 #endif

@@ -139,7 +139,7 @@ struct TsrSchur {
   int cap_best;  // the best coupling iterate (lowest Eq. 29 residual)
   double *best_lambda;
   int8_t *best_set;
-  double *row_rho;  // [2 cap_rho]: each row's relative residual, then sigma (rows_residual)
+  double *row_rho;  // [2 m]: each row's relative residual, then sigma (rows_residual)
   int cap_rho;
 };
 
@@ -876,12 +876,8 @@ static double interface_rows(const TsrMlcp *p, const double *lambda, double amax
 static double rows_residual(const TsrMlcp *p, const double *lambda, TsrSchur *s, double *iface) {
   TsrSubstructure *ss = &s->ss;
   *iface = NAN;
-  if (p->m > s->cap_rho) {  // allocated on the first use: few steps need it
-    double *r = realloc(s->row_rho, 2 * (size_t)p->m * sizeof *r);
-    if (!r) return NAN;
-    s->row_rho = r;
-    s->cap_rho = p->m;
-  }
+  // allocated on the first use: few steps need it
+  if (tsr_grow((void **)&s->row_rho, &s->cap_rho, 2 * p->m, sizeof *s->row_rho)) return NAN;
   double *rho = s->row_rho, *sigma = rho + p->m;
   tsr_mlcp_slack(p, lambda, ss->w);
   double all = tsr_mlcp_relative_residual(p, lambda, ss->w, sigma, rho), worst = 0.0;

@@ -49,6 +49,7 @@ static void test_planted(void) {
         int exact = planted_exact(&q, conds[ci], &err, &tol, &set_diff);
         cases++;
         ENSURE_MSG(rc >= 0, "n %d cond %.0e rep %d: rc %d", sizes[si], conds[ci], rep, rc);
+        ENSURE_MSG(rc == 0 || conds[ci] > 1.0, "n %d cond 1 rep %d: not converged", sizes[si], rep);
         if (rc == 0) {
           solved++;
           ENSURE_MSG(exact, "n %d cond %.0e rep %d: converged, but |lambda - lambda*| %.3e (tol %.3e), %d rows off",
@@ -57,17 +58,8 @@ static void test_planted(void) {
         planted_free(&q);
       }
   // PGS guesses the index set; a badly conditioned problem may leave it
-  // stuck (reported, rc 1). Well conditioned ones (cond <= 1e2) it solves.
+  // stuck (reported, rc 1). Well conditioned ones (cond 1) it solves.
   fprintf(stderr, "  planted: %d of %d converged\n", solved, cases);
-  for (int si = 0; si < 5; si++)
-    for (int rep = 0; rep < 4; rep++) {
-      Rng r = {(uint64_t)(1000 * si + rep + 1)};
-      Planted q;
-      planted_dense(&r, sizes[si], 1.0, &q);
-      TsrSolveStats st = {0};
-      ENSURE_MSG(tsr_pgs_sm_solve(&q.p, &sp, q.lambda, q.set, &st, g) == 0, "n %d cond 1 rep %d", sizes[si], rep);
-      planted_free(&q);
-    }
   tsr_pgs_sm_free(&g);
 }
 
