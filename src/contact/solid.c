@@ -674,6 +674,17 @@ static void cyl_side(dGeomID a, int sa, dGeomID b, int sb, int side, CylSide *c)
   c->rg = rg, c->lg = lg, c->rf = rf, c->lf = lf;
 }
 
+// Where point q (the other cylinder's surface point, inside disc d of axis
+// ad) lies deeper below one of d's flat faces' planes than *depth: that
+// face's outward normal in *n, the depth in *depth; returns 1.
+static int disc_face(dGeomID d, TsrVec3 ad, TsrVec3 q, TsrVec3 hint, double *depth, TsrVec3 *n) {
+  TsrVec3 nd;
+  const double sd = cylinder_distance(d, q, hint, &nd);
+  if (!(-sd < *depth) || !(fabs(tsr_v3_dot(nd, ad)) > 0.5)) return 0;
+  *depth = -sd, *n = nd;
+  return 1;
+}
+
 // Two crossing cylinders whose axes' closest points lie inside both axis
 // segments meet side to side, where two capsules would: one contact on
 // the line of the closest points, depth r_a + r_b - their distance, or a
@@ -701,18 +712,23 @@ static int crossing_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b
   double depth = ra + rb - dist;
   TsrVec3 p = tsr_v3_madd(pa, nrm, -ra);  // a's surface point toward b
   if (depth < 0.0 && !(-depth < point_reach(x, sa, a, ax, sb, nrm, p))) return 0;
-  if (depth > 0.0 && lb < 2.0 * rb) {
-    // b is a disc (shorter than wide): where p lies nearer one of its flat
-    // faces than its rim's side, that face's normal and distance (a log
-    // across a disc near its face: r_a + r_b - d gave 12 cm where the two
-    // overlapped 3.6). Not for logs: with it, a collapsing tower's logs
-    // crossing near their ends got their ends' normals and went 46 cm
-    // into each other.
-    TsrVec3 nb;
-    const double sd = cylinder_distance(b, p, tsr_v3_sub(c.cg, c.cf), &nb);
-    if (-sd < depth && fabs(tsr_v3_dot(nb, ab)) > 0.5) depth = -sd, nrm = nb;
+  TsrVec3 pos = tsr_v3_madd(p, nrm, 0.5 * depth);
+  if (depth > 0.0) {
+    // A disc (shorter than wide): where the other's surface point lies
+    // nearer one of its flat faces than its rim's side, that face's normal
+    // and distance (a log across a disc near its face: r_a + r_b - d gave
+    // 12 cm where the two overlapped 3.6). Either of the pair may be the
+    // disc. Not for logs: with it, a
+    // collapsing tower's logs crossing near their ends got their ends'
+    // normals and went 46 cm into each other.
+    const TsrVec3 q = tsr_v3_madd(pb, nrm, rb);  // b's surface point toward a
+    TsrVec3 nd;
+    if (lb < 2.0 * rb && disc_face(b, ab, p, tsr_v3_sub(c.cg, c.cf), &depth, &nd))
+      nrm = nd, pos = tsr_v3_madd(p, nrm, 0.5 * depth);
+    if (la < 2.0 * ra && disc_face(a, ax[2], q, tsr_v3_sub(c.cf, c.cg), &depth, &nd))
+      nrm = tsr_v3_neg(nd), pos = tsr_v3_madd(q, nd, 0.5 * depth);
   }
-  set_contact(&buf[0], tsr_v3_madd(p, nrm, 0.5 * depth), nrm, depth, a, b, 1);
+  set_contact(&buf[0], pos, nrm, depth, a, b, 1);
   return 1;
 }
 

@@ -68,10 +68,15 @@ static double box_sd(TsrVec3 x, TsrQuat q, TsrVec3 hs, TsrVec3 p) {
   return sqrt(pow(fmax(e[0], 0), 2) + pow(fmax(e[1], 0), 2) + pow(fmax(e[2], 0), 2));
 }
 
-static double deepest_contact(const TsrWorld *w, TsrVec3 *n) {
+// The deepest contact's depth, its normal in *n (pushing its body[0]) and
+// its body[0] in *b0 (may be NULL).
+static double deepest_contact(const TsrWorld *w, TsrVec3 *n, int *b0) {
   double best = -INFINITY;
   for (int i = 0; i < w->contacts.n; i++)
-    if (w->contacts.c[i].depth > best) best = w->contacts.c[i].depth, *n = w->contacts.c[i].normal;
+    if (w->contacts.c[i].depth > best) {
+      best = w->contacts.c[i].depth, *n = w->contacts.c[i].normal;
+      if (b0) *b0 = w->contacts.c[i].body[0];
+    }
   return best;
 }
 
@@ -96,7 +101,7 @@ static void test_capsule_into_cylinder(void) {
     if (d < sd) sd = d, nrm = nk;
   }
   TsrVec3 n = tsr_v3(0, 0, 0);
-  const double want = 0.114 - sd, got = deepest_contact(&w, &n);
+  const double want = 0.114 - sd, got = deepest_contact(&w, &n, NULL);
   // the contact normal pushes the cylinder (body 0) along +n: away from the capsule
   const double cosang = -tsr_v3_dot(n, nrm);
   fprintf(stderr, "capsule into a cylinder: overlap %.2f mm, deepest contact %.2f mm, normal %.1f degrees off\n",
@@ -136,7 +141,7 @@ static void test_cylinder_into_box(void) {
         want = fmax(want, -box_sd(xb, qb, hs, tsr_v3_add(xc, tsr_q_rotate(qc, l))));
       }
   TsrVec3 n = tsr_v3(0, 0, 0);
-  const double got = deepest_contact(&w, &n);
+  const double got = deepest_contact(&w, &n, NULL);
   fprintf(stderr, "cylinder rim-first into a box: overlap %.2f mm, deepest contact %.2f mm\n", 1e3 * want, 1e3 * got);
   // The sample points lie at most a quarter of the box's 10.4 cm and
   // 22.5 degrees of the rim apart: they reach the overlap to within 1 cm,
@@ -179,26 +184,42 @@ static const char *const DISC_POSE[2] = {
     "     position: [-0.25231013555057297, 0.10369279522528199, 0.29756689742233627],\n"
     "     orientation: [0.087893921096429128, 0.70000520608566219, -0.4390679735652176, 0.5563152745310862]}"};
 
-static void log_and_disc(int pose, const char *what) {
+// Returns the deepest contact's normal as it pushes the log.
+static TsrVec3 log_and_disc(int pose, int disc_first, const char *what) {
   TsrModel m;
   TsrWorld w;
-  world_of(LOG_POSE[pose], DISC_POSE[pose], &m, &w);
-  const TsrVec3 x1 = w.bodies.x[1], x2 = w.bodies.x[2];
-  const TsrQuat q1 = w.bodies.q[1], q2 = w.bodies.q[2];
+  if (disc_first)
+    world_of(DISC_POSE[pose], LOG_POSE[pose], &m, &w);
+  else
+    world_of(LOG_POSE[pose], DISC_POSE[pose], &m, &w);
+  const int il = disc_first ? 2 : 1, id = disc_first ? 1 : 2;  // the log's and the disc's body
+  const TsrVec3 x1 = w.bodies.x[il], x2 = w.bodies.x[id];
+  const TsrQuat q1 = w.bodies.q[il], q2 = w.bodies.q[id];
   const double want = fmax(cylinder_in_cylinder(x1, q1, 0.089, 0.243, x2, q2, 0.162, 0.0795),
                            cylinder_in_cylinder(x2, q2, 0.162, 0.0795, x1, q1, 0.089, 0.243));
   TsrVec3 n = tsr_v3(0, 0, 0);
-  const double got = deepest_contact(&w, &n);
-  fprintf(stderr, "%s: overlap %.2f mm, deepest contact %.2f mm\n", what, 1e3 * want, 1e3 * got);
+  int b0 = -1;
+  const double got = deepest_contact(&w, &n, &b0);
+  fprintf(stderr, "%s (%s first): overlap %.2f mm, deepest contact %.2f mm\n", what, disc_first ? "disc" : "log",
+          1e3 * want, 1e3 * got);
   // sample points a quarter of the log's length and 22.5 degrees of its
   // rim apart: within 1 cm of the overlap, never beyond it
   ENSURE_MSG(got > want - 0.01 && got < want + 1e-4, "deepest contact %.2f mm, overlap %.2f mm", 1e3 * got, 1e3 * want);
   tsr_test_world_free(&m, &w);
+  return b0 == il ? n : tsr_v3_neg(n);
 }
 
-static void test_log_end_into_disc(void) { log_and_disc(0, "a log's end into a disc's face"); }
+// The pair listed either way round (either shape may come first to the
+// collider): the same overlap, and the same normal on the log.
+static void log_and_disc_both_ways(int pose, const char *what) {
+  const TsrVec3 n0 = log_and_disc(pose, 0, what), n1 = log_and_disc(pose, 1, what);
+  const double dn = tsr_v3_norm(tsr_v3_sub(n0, n1));
+  ENSURE_MSG(dn < 1e-9, "%s: the log's normal differs by %.2e between the two orders", what, dn);
+}
 
-static void test_log_across_disc(void) { log_and_disc(1, "a log across a disc near its face"); }
+static void test_log_end_into_disc(void) { log_and_disc_both_ways(0, "a log's end into a disc's face"); }
+
+static void test_log_across_disc(void) { log_and_disc_both_ways(1, "a log across a disc near its face"); }
 
 int main(void) {
   RUN_TEST(test_capsule_into_cylinder);
