@@ -567,6 +567,41 @@ static double segment_box_distance(double t, const void *ctx) {
   return box_signed_distance(s->L, p);
 }
 
+// ODE 0.16's sphere-box aborts the process (dNormalize3 of a zero vector in
+// dCollideSphereBox) when the sphere's centre lies outside the box by
+// rounding only: the centre clipped to the box, taken back to the world,
+// coincides with it. Seen colliding a capsule's core point (capsule_box_core)
+// whose segment just reached a box's face. Such a centre (within 1e-9 of
+// the box's size of its surface, outside) is moved into the box by that
+// much, where ODE's inside branch gives the nearest face and depth r (the
+// depth changes by at most 1e-9 of the box's size). Returns the geom to
+// collide: sphere, or spare (a sphere outside any space, set to sphere's
+// radius; spare may be sphere itself).
+static dGeomID sphere_off_box_surface(dGeomID sphere, dGeomID box, dGeomID spare) {
+  dVector3 l;
+  dGeomBoxGetLengths(box, l);
+  const dReal *xs = dGeomGetPosition(sphere), *xb = dGeomGetPosition(box), *R = dGeomGetRotation(box);
+  const double d[3] = {xs[0] - xb[0], xs[1] - xb[1], xs[2] - xb[2]};
+  double p[3], q[3], out2 = 0.0, size = 0.0;
+  for (int j = 0; j < 3; j++) {
+    const double h = 0.5 * l[j];
+    p[j] = R[j] * d[0] + R[4 + j] * d[1] + R[8 + j] * d[2];  // in the box's frame
+    q[j] = p[j] < -h ? -h : p[j] > h ? h : p[j];
+    out2 += (p[j] - q[j]) * (p[j] - q[j]);
+    size = fmax(size, h);
+  }
+  const double tol = 1e-9 * size;
+  if (out2 == 0.0 || out2 > tol * tol) return sphere;  // inside (ODE's inside branch), or clearly outside
+  for (int j = 0; j < 3; j++)
+    if (q[j] != p[j]) q[j] -= copysign(tol, q[j]);
+  const dReal r = dGeomSphereGetRadius(sphere);
+  dGeomSphereSetRadius(spare, r);
+  dGeomSetPosition(spare, xb[0] + R[0] * q[0] + R[1] * q[1] + R[2] * q[2],
+                   xb[1] + R[4] * q[0] + R[5] * q[1] + R[6] * q[2], xb[2] + R[8] * q[0] + R[9] * q[1] + R[10] * q[2]);
+  if (spare != sphere) dGeomSetData(spare, dGeomGetData(sphere));
+  return spare;
+}
+
 // The capsule's core point against a box: the point of the capsule's segment
 // with the least signed distance to the box, collided as a sphere of the
 // capsule's radius. Outside the box this is ODE's own capsule-box contact
@@ -597,7 +632,7 @@ static int capsule_box_core(TsrCollider *c, dGeomID cap, dGeomID box, dContactGe
     at[i] = (p[i] - 0.5 * dw) + t * dw;
   }
   dGeomSetPosition(c->end_sphere, at[0], at[1], at[2]);
-  return dCollide(c->end_sphere, box, 1, g, sizeof *g) > 0;
+  return dCollide(sphere_off_box_surface(c->end_sphere, box, c->end_sphere), box, 1, g, sizeof *g) > 0;
 }
 
 // ODE's capsule-box and capsule-cylinder colliders return one point, at one
@@ -620,40 +655,39 @@ static double true_radius(const TsrCollider *c, dGeomID g) {
 
 // Merges m end-cap points (caps) and the n points in c->buf into c->buf, at
 // most max: the cap points first, then each own point that is not within r
-// of a cap point (where it is, the deeper of the two stays: a cap and the
-// core point can reach one box edge, the cap shallower). With collinear,
-// and both caps touching, an own point with both caps' normal is dropped:
-// the three points lie on one face, and the middle one's rows are a convex
-// combination of the caps' (J = [n, r x n] is linear in the point). Such a
-// row adds no constraint, only a near-singular direction of A (the split of
-// the load among collinear points is set by the compliance alone), which
-// made the index sets of the substructured solver cycle between equivalent
-// splits on chain_drop. g1, g2: the pair's geoms, in dCollide's order.
-// With `exact` (ODE's capsule-capsule points: the two segments' closest
-// approach), when there are more than max points the shallowest go: filled
-// in order, the caps took every place, and two logs of log_tower lying
-// across each other at 10 degrees kept their four end caps, 17-25 cm
-// apart, lost the crossing point between them, and sank 11 cm into each
-// other in one step. Otherwise the first max stay, as they are made:
-// ODE's capsule-cylinder point is one end's (above; kept in place of a cap,
+// of a cap point (where it is, the nearest such cap point becomes the
+// deeper of the two: a cap and the core point can reach one box edge, the
+// cap shallower). With both caps touching, an own point with both caps'
+// normal is dropped: the three points lie on one face, and the middle one's
+// rows are a convex combination of the caps' (J = [n, r x n] is linear in
+// the point). Such a row adds no constraint, only a near-singular direction
+// of A (the split of the load among collinear points is set by the
+// compliance alone), which made the index sets of the substructured solver
+// cycle between equivalent splits on chain_drop. g1, g2: the pair's geoms,
+// in dCollide's order. The first max stay, as they are made: ODE's
+// capsule-cylinder point is one end's (above; kept in place of a cap,
 // chain_wrap's links on the cylinder gained 92 J), and a capsule_box_core
 // point kept in place of a cap beside it on a plank made chain_drop's
-// MLCP error 2e-8 N s, above the 1e-8 its scene test allows.
-static int merge_caps(TsrCollider *c, const dContactGeom *caps, int m, int n, double r, int max, int collinear,
-                      int exact, dGeomID g1, dGeomID g2) {
+// MLCP error 2e-8 N s, above the 1e-8 its scene test allows. (Two
+// capsules keep their deepest points instead: capsule_pair.)
+static int merge_caps(TsrCollider *c, const dContactGeom *caps, int m, int n, double r, int max, dGeomID g1,
+                      dGeomID g2) {
   int out = 0;
-  if (!exact && m > max) m = max;
+  if (m > max) m = max;
   for (int i = 0; i < m; i++) c->cap_buf[out++] = caps[i];
-  for (int i = 0; i < n && (exact || out < max); i++) {
-    int near = 0;
+  for (int i = 0; i < n && out < max; i++) {
+    int near = 0, at = -1;  // the nearest cap point within r takes it, if it is deeper
+    double d2min = r * r;
     for (int j = 0; j < m; j++) {
       double dx = c->buf[i].pos[0] - caps[j].pos[0], dy = c->buf[i].pos[1] - caps[j].pos[1],
              dz = c->buf[i].pos[2] - caps[j].pos[2];
-      if (dx * dx + dy * dy + dz * dz >= r * r) continue;
-      near = 1;
-      if (c->buf[i].depth > c->cap_buf[j].depth) c->cap_buf[j] = c->buf[i];
+      if (dx * dx + dy * dy + dz * dz < d2min) d2min = dx * dx + dy * dy + dz * dz, at = j;
     }
-    if (collinear && m == 2 && !near) {
+    if (at >= 0) {
+      near = 1;
+      if (c->buf[i].depth > c->cap_buf[at].depth) c->cap_buf[at] = c->buf[i];
+    }
+    if (m == 2 && !near) {
       double c0 = 0.0, c1 = 0.0;
       for (int k = 0; k < 3; k++) {
         c0 += c->buf[i].normal[k] * caps[0].normal[k];
@@ -662,13 +696,6 @@ static int merge_caps(TsrCollider *c, const dContactGeom *caps, int m, int n, do
       near = c0 > 0.9999 && c1 > 0.9999;
     }
     if (!near) c->cap_buf[out++] = c->buf[i];
-  }
-  while (out > max) {  // drop the shallowest, keeping the order
-    int drop = -1;
-    for (int i = 0; i < out; i++)
-      if (drop < 0 || c->cap_buf[i].depth < c->cap_buf[drop].depth) drop = i;
-    memmove(&c->cap_buf[drop], &c->cap_buf[drop + 1], (size_t)(out - drop - 1) * sizeof *c->cap_buf);
-    out--;
   }
   for (int i = 0; i < out; i++) {
     c->buf[i] = c->cap_buf[i];
@@ -767,29 +794,47 @@ static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, i
   for (int e = 0; e < 2 && m < 8; e++) {
     double s = ends[e];
     dGeomSetPosition(c->end_sphere, p[0] + s * R[2], p[1] + s * R[6], p[2] + s * R[10]);
+    if (dGeomGetClass(other) == dBoxClass) sphere_off_box_surface(c->end_sphere, other, c->end_sphere);
     dContactGeom g;
     int k =
         cap_first ? dCollide(c->end_sphere, other, 1, &g, sizeof g) : dCollide(other, c->end_sphere, 1, &g, sizeof g);
     if (k > 0) caps[m++] = g;
   }
   // as if from dCollide(o1, o2)
-  return merge_caps(c, caps, m, n, r0, max, 1, 0, cap_first ? cap : other, cap_first ? other : cap);
+  return merge_caps(c, caps, m, n, r0, max, cap_first ? cap : other, cap_first ? other : cap);
+}
+
+// ODE's cylinder-cylinder contacts (libccd's MPR), taken both ways round
+// and the shallower set kept: MPR's depth is the overlap along the
+// direction its portal ends on, at least the least overlap, and that
+// direction depends on which shape comes first, so the contact of two
+// cylinders changed with the order the model lists them (rim on rim: normals
+// up to 20 degrees apart, depths 0.4 mm; tests/physics/test_contact_order.c).
+// Into c->buf; returns the count (c->cap_buf is scratch).
+static int ode_cylinders(TsrCollider *c, dGeomID o1, dGeomID o2) {
+  const int n = dCollide(o1, o2, c->max_per_pair, c->buf, sizeof *c->buf);
+  const int m = dCollide(o2, o1, c->max_per_pair, c->cap_buf, sizeof *c->cap_buf);
+  double dn = -INFINITY, dm = -INFINITY;
+  for (int i = 0; i < n; i++) dn = fmax(dn, c->buf[i].depth);
+  for (int i = 0; i < m; i++) dm = fmax(dm, c->cap_buf[i].depth);
+  if (m == 0 || (n > 0 && !(dm < dn))) return n;
+  memcpy(c->buf, c->cap_buf, (size_t)m * sizeof *c->buf);  // g1 = o2: the caller turns the normals round
+  return m;
 }
 
 // ODE's capsule-capsule collider returns two points only for axes parallel
 // to within ~0.2 degrees, else one, which alternates between the ends of two
 // capsules lying side by side at a small angle (log_tower: fallen logs sank
 // 18 cm into each other). For axes within 10 degrees of parallel, each
-// capsule's end caps are also collided as spheres against the other capsule;
-// cap points go first (one of two within r of each other is kept), then
-// ODE's points farther than r from every cap point. Crossing capsules keep
-// ODE's single point.
+// capsule's end caps are also collided as spheres against the other capsule,
+// and of those and ODE's points, the deepest are kept, each farther than r
+// from every deeper one (tsr_solid_keep_deepest: whichever capsule comes
+// first, the same points). Crossing capsules keep ODE's single point.
 static int capsule_pair(TsrCollider *c, dGeomID a, dGeomID b, int n, int max) {
   const dReal *Ra = dGeomGetRotation(a), *Rb = dGeomGetRotation(b);
   double cosang = Ra[2] * Rb[2] + Ra[6] * Rb[6] + Ra[10] * Rb[10];
   if (fabs(cosang) < 0.985) return n;
-  dContactGeom caps[4];
-  int m = 0;
+  int m = 0;  // the cap points, into c->cap_buf (at most 4 of its max + 8)
   double rmin = INFINITY;
   for (int side = 0; side < 2; side++) {
     double r = true_radius(c, side ? b : a);
@@ -808,15 +853,14 @@ static int capsule_pair(TsrCollider *c, dGeomID a, dGeomID b, int n, int max) {
       // the normal pushes a (the pair's first geom) in both cases
       int k = side ? dCollide(other, c->end_sphere, 1, &g, sizeof g) : dCollide(c->end_sphere, other, 1, &g, sizeof g);
       if (k <= 0) continue;
-      int dup = 0;
-      for (int j = 0; j < m; j++) {
-        double dx = g.pos[0] - caps[j].pos[0], dy = g.pos[1] - caps[j].pos[1], dz = g.pos[2] - caps[j].pos[2];
-        dup |= dx * dx + dy * dy + dz * dz < rmin * rmin;
-      }
-      if (!dup) caps[m++] = g;
+      c->cap_buf[m++] = g;
     }
   }
-  return merge_caps(c, caps, m, n, rmin, max, 0, 1, a, b);
+  // with ODE's points, deepest first, one of those within rmin of each other
+  for (int i = 0; i < n; i++) c->cap_buf[m++] = c->buf[i];
+  n = tsr_solid_keep_deepest(c->cap_buf, m, c->buf, max, rmin);
+  for (int i = 0; i < n; i++) c->buf[i].g1 = a, c->buf[i].g2 = b;
+  return n;
 }
 
 // The contact point on a round shape's true surface. Spheres and capsules
@@ -909,8 +953,13 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
     n = tsr_solid_plane(&sx, o2, s1, o1, 0, c->max_per_pair, c->buf);
   else if (t0 == dCylinderClass && t1 == dCylinderClass)
     n = 0;  // tsr_solid_cylinders and tsr_solid_pair below (ODE's libccd made contacts 30-40 cm deep)
-  else
+  else {
+    if (t0 == dSphereClass && t1 == dBoxClass)
+      o1 = sphere_off_box_surface(o1, o2, c->grow_sphere);
+    else if (t1 == dSphereClass && t0 == dBoxClass)
+      o2 = sphere_off_box_surface(o2, o1, c->grow_sphere);
     n = dCollide(o1, o2, c->max_per_pair, c->buf, sizeof *c->buf);
+  }
   // Speculative contacts of boxes and cylinders with each other, both ways
   // round (each one's corners or rim points against the other), the second
   // leaving out the points the first made (within a tenth of the smaller
@@ -938,9 +987,9 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
     else if (!ode && t1 == dCylinderClass && t0 == dBoxClass)
       n = tsr_solid_cylinder_side(&sx, o2, s1, o1, s0, 0, c->buf, n, c->max_per_pair, dedup);
     // two cylinders none of whose rim points, sides or crossings found the
-    // other, yet touching (a cap lying flat on the other's side): ODE's
-    if (!n && t0 == dCylinderClass && t1 == dCylinderClass)
-      n = dCollide(o1, o2, c->max_per_pair, c->buf, sizeof *c->buf);
+    // other, yet touching (a cap lying flat on the other's side, rim on
+    // rim): ODE's
+    if (!n && t0 == dCylinderClass && t1 == dCylinderClass) n = ode_cylinders(c, o1, o2);
   }
   if (t0 == dCapsuleClass && solid1)
     n = end_caps(c, o1, 1, o2, n, c->max_per_pair);

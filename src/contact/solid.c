@@ -165,6 +165,14 @@ static void sort_deepest_first(dContactGeom *pts, int m) {
     }
 }
 
+int tsr_solid_keep_deepest(dContactGeom *cand, int nc, dContactGeom *out, int max, double dedup) {
+  sort_deepest_first(cand, nc);
+  int m = 0;
+  for (int k = 0; k < nc && m < max; k++)
+    if (!near_any(out, m, tsr_v3(cand[k].pos[0], cand[k].pos[1], cand[k].pos[2]), dedup)) out[m++] = cand[k];
+  return m;
+}
+
 int tsr_solid_plane(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID plane, int g_first, int max,
                     dContactGeom *out) {
   dReal pl[4];
@@ -779,7 +787,8 @@ static int parallel_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b
     const double across = c->rf + c->rg - tsr_v3_norm(tsr_v3_madd(d, c->af, -tc));
     if (!(along > across) || !(across < c->rf + c->rg)) return -1;
   }
-  int m = 0;
+  int nc = 0;
+  dContactGeom cand[4];
   for (int k = 0; k < nr; k++) {
     const CylSide *c = &cs[side[k]];
     const TsrVec3 p = rim[k], e = tsr_v3_sub(p, c->cf);
@@ -789,12 +798,12 @@ static int parallel_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b
     double rho = tsr_v3_norm(radial), depth = c->rf - rho;
     if (!(rho > 0.0)) continue;
     TsrVec3 nrm = tsr_v3_scale(radial, 1.0 / rho);  // from f toward g
-    // not within dedup of the other's rim point at the same end (equal
-    // lengths); dContactGeom of the pair (a, b): the normal pushes a
-    if (reaches(x, c->gs, c->g, c->ax, c->fs, nrm, p, -depth, pts, m, dedup))
-      set_contact(&pts[m++], p, nrm, depth, c->g, c->f, c->g == a);
+    // dContactGeom of the pair (a, b): the normal pushes a
+    if (reaches(x, c->gs, c->g, c->ax, c->fs, nrm, p, -depth, cand, 0, dedup))
+      set_contact(&cand[nc++], p, nrm, depth, c->g, c->f, c->g == a);
   }
-  return m;
+  // not within dedup of the other's rim point at the same end (equal lengths)
+  return tsr_solid_keep_deepest(cand, nc, pts, 4, dedup);
 }
 
 // A cap face of g (cap 0: at -len/2) against f's side, f's axis within ~11
@@ -840,12 +849,14 @@ static int face_on_side(const CylSide *c, int cap, TsrVec3 p[2], double gap[2], 
 // its exact signed distance to the other (cylinder_distance), a contact
 // when inside it or able to reach it in this step; where the other's side
 // lies along that rim's face (face_on_side), the two ends of its line
-// over the face instead. Into pts (at most 8); returns the count.
+// over the face instead. Into pts (at most 8), deepest first, one of any
+// two within dedup (tsr_solid_keep_deepest); returns the count.
 static int rims_toward_axes(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom pts[8],
                             double dedup) {
   CylSide cs[2];
   TsrVec3 rim[4];
-  int side[4], m = 0;
+  int side[4], nc = 0;
+  dContactGeom cand[12];  // 2 per face on a side, 1 per rim point (reaches: only whether it can reach)
   const int nr = rims_toward(a, sa, b, sb, cs, rim, side);
   int face[2][2] = {{0, 0}, {0, 0}};  // [side][cap]: the face's contacts were made
   for (int s = 0; s < 2; s++) {
@@ -855,8 +866,8 @@ static int rims_toward_axes(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, 
       double gap[2];
       if (!(face[s][cap] = face_on_side(c, cap, p, gap, &nrm))) continue;
       for (int k = 0; k < 2; k++)  // at the middle of the gap: on f's side line and g's face
-        if (reaches(x, c->gs, c->g, c->ax, c->fs, nrm, p[k], gap[k], pts, m, dedup))
-          set_contact(&pts[m++], tsr_v3_madd(p[k], nrm, 0.5 * gap[k]), nrm, -gap[k], c->g, c->f, c->g == a);
+        if (reaches(x, c->gs, c->g, c->ax, c->fs, nrm, p[k], gap[k], cand, 0, dedup))
+          set_contact(&cand[nc++], tsr_v3_madd(p[k], nrm, 0.5 * gap[k]), nrm, -gap[k], c->g, c->f, c->g == a);
     }
   }
   for (int k = 0; k < nr; k++) {
@@ -864,10 +875,10 @@ static int rims_toward_axes(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, 
     if (face[side[k]][tsr_v3_dot(tsr_v3_sub(rim[k], c->cg), c->ax[2]) > 0.0]) continue;
     TsrVec3 nrm;
     double sd = cylinder_distance(c->f, rim[k], tsr_v3_sub(c->cg, c->cf), &nrm);  // nrm from f toward p
-    if (reaches(x, c->gs, c->g, c->ax, c->fs, nrm, rim[k], sd, pts, m, dedup))
-      set_contact(&pts[m++], rim[k], nrm, -sd, c->g, c->f, c->g == a);
+    if (reaches(x, c->gs, c->g, c->ax, c->fs, nrm, rim[k], sd, cand, 0, dedup))
+      set_contact(&cand[nc++], rim[k], nrm, -sd, c->g, c->f, c->g == a);
   }
-  return m;
+  return tsr_solid_keep_deepest(cand, nc, pts, 8, dedup);
 }
 
 int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, dContactGeom *buf, int max,

@@ -184,6 +184,15 @@ int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int 
 // the new count.
 int tsr_solid_deepest(dGeomID a, dGeomID b, dContactGeom *buf, int n, int max, double tol);
 
+// The candidate contacts cand[0..nc) of a pair into out (at most max),
+// deepest first, leaving out each within dedup of a deeper one kept, so
+// that which of two near points stays does not depend on which shape the
+// model lists first (taken first come, first kept, a log's rim point
+// 2.5 mm deep hid a disc's 8 mm deep one beside it, and the pair listed
+// the other way round got the 8 mm one: tests/physics/test_contact_order.c).
+// cand is sorted in place (stable). Returns the count.
+int tsr_solid_keep_deepest(dContactGeom *cand, int nc, dContactGeom *out, int max, double dedup);
+
 // The core point of a capsule cap against a cylinder cyl: the point of the
 // capsule's axis segment with the least signed distance to the cylinder
 // (convex along the segment: a golden-section search), with the cylinder's
