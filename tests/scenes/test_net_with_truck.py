@@ -34,15 +34,18 @@ CAUGHT = 75  # 1.25 s: the net has stopped the truck
 
 def sudden_contacts(f):
     """(depth, frame, body pair) of contacts deeper than 1 cm whose pair had
-    no contact, or only separated ones (depth <= 0), in the frame before."""
+    no contact, or only separated ones (depth <= 0), in the frame before
+    (frame 0, the initial state, has no frame before: it is only that of
+    frame 1)."""
     off, body, depth = f["/contacts/offset"][:], f["/contacts/body"][:], f["/contacts/depth"][:]
     out, prev = [], {}
-    for k in range(1, len(off) - 1):
+    for k in range(len(off) - 1):
         cur = {}
         for i in range(off[k], off[k + 1]):
             pair = (int(body[i][0]), int(body[i][1]))
             cur[pair] = max(cur.get(pair, -1.0), depth[i])
-        out += [(d, k, pair) for pair, d in cur.items() if d > 0.01 and prev.get(pair, -1.0) <= 0.0]
+        if k > 0:
+            out += [(d, k, pair) for pair, d in cur.items() if d > 0.01 and prev.get(pair, -1.0) <= 0.0]
         prev = cur
     return out
 

@@ -105,6 +105,11 @@ static void test_redundant_interface_row(void) {
     for (int a = 0; a < ng; a++)
       for (int b = 0; b < a; b++) S[a * ng + b] = S[b * ng + a] = 0.5 * (S[a * ng + b] + S[b * ng + a]);
     for (int k = 0; k < ng * ng; k++) smax = fmax(smax, fabs(S[k]));
+    // The redundant row's diagonal is zero in exact arithmetic and round-off
+    // here, of either sign (which one depends on the LAPACK): every other
+    // seed takes the non-positive one, the case the old diagonal check
+    // refused.
+    if (seed % 2 == 0) S[ng * ng - 1] = -fabs(S[ng * ng - 1]);
     nonpositive += S[ng * ng - 1] <= 0.0;
     // Interface rows: bilateral and contact-like [0, inf); b consistent with
     // the redundancy (w of the redundant row is a combination of the others'
@@ -134,9 +139,7 @@ static void test_redundant_interface_row(void) {
     tsr_mlcp_free(&p);
     free(J), free(A), free(Aii), free(K), free(S), free(lo), free(hi), free(b), free(lam), free(x), free(set);
   }
-  // The cases the old diagonal check refused: its sign is round-off.
-  fprintf(stderr, "  redundant row: computed diagonal <= 0 in %d of 40\n", nonpositive);
-  ENSURE(nonpositive > 0);
+  fprintf(stderr, "  redundant row: diagonal <= 0 in %d of 40\n", nonpositive);
   tsr_pgs_sm_free(&g);
 }
 
