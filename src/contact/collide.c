@@ -786,7 +786,18 @@ static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, i
       for (int a = 0; a < 3; a++) cs += c->buf[k].normal[a] * core.normal[a];
       off |= cs < 0.866 || fabs(c->buf[k].depth - core.depth) > r0;
     }
-    if (off) c->buf[0] = core, n = 1;
+    if (off) {
+      c->buf[0] = core, n = 1;
+    } else {  // the exact core point in place of ODE's nearest (MPR's depth moves with the frame: 1.1 mm at 1 cm)
+      int at = -1;
+      double d2min = r0 * r0;
+      for (int k = 0; k < n; k++) {
+        double d2 = 0.0;
+        for (int a = 0; a < 3; a++) d2 += (c->buf[k].pos[a] - core.pos[a]) * (c->buf[k].pos[a] - core.pos[a]);
+        if (d2 < d2min) d2min = d2, at = k;
+      }
+      if (at >= 0) c->buf[at] = core;
+    }
   }
   dGeomSphereSetRadius(c->end_sphere, r);
   int m = 0;

@@ -240,21 +240,23 @@ static void test_near_parallel(void) {
           checked, worst_seen);
 }
 
-// Rigid motion: the pair turned (any rotation) and moved (up to 5 m) as
+// Rigid motion: 4,000 pairs turned (any rotation) and moved (up to 5 m) as
 // one gets the same contacts, turned and moved, to 1e-7 m. A may also be
 // a plane (fixed, through (0, 0, 1)), B placed along its normal. Pairs of
 // a cylinder with a box, a capsule or a cylinder are made by ODE's
-// colliders (libccd's MPR, whose depth is along the direction its portal
-// ends on; a cylinder's rim polygonised against a box), whose points move
-// with the frame: for those the difference of the deepest contacts is
-// reported, not checked (up to 1.1 mm at 1 cm deep for a capsule on a
-// disc in 15,000 pairs; the rest within 1e-5 m).
+// colliders (libccd's MPR, iterative; a cylinder's rim polygonised
+// against a box), whose points move with the frame: for those only the
+// deepest contacts are compared (the nearest of one to the other's
+// deepest, and the depths), to 0.1 mm, a fiftieth of the 5 mm margin
+// (largest seen 8.6e-6 m in 15,000 pairs; a capsule on a disc was 1.1 mm
+// off at 1 cm deep until end_caps put its exact core point in place of
+// MPR's).
 static void test_rigid_motion(void) {
   enum { PLANE = KINDS };
   int exact = 0, loose = 0;
   double worst_loose = 0.0;
   worst_seen = 0.0;
-  for (int trial = 0; trial < 1500; trial++) {
+  for (int trial = 0; trial < 4000; trial++) {
     const int ka = (int)uniform(0, KINDS + 1), kb = (int)uniform(0, KINDS);
     char sa[200], sb[200], what[32];
     if (ka < PLANE) shape_yaml(ka, sa, sizeof sa);
@@ -296,20 +298,21 @@ static void test_rigid_motion(void) {
         const double dp = fmax(tsr_v3_norm(tsr_v3_sub(p, c[1].p[j])), fabs(c[0].depth[i] - c[1].depth[j]));
         d = fmin(d, fmax(dp, tsr_v3_norm(tsr_v3_sub(n, c[1].nrm[j]))));
       }
-      worst_loose = fmax(worst_loose, fmax(d, fabs(deepest(&c[0]) - deepest(&c[1]))));
-      loose++;
-      continue;
+      d = fmax(d, fabs(deepest(&c[0]) - deepest(&c[1])));
+      worst_loose = fmax(worst_loose, d);
+      ok = d < 1e-4, loose++;
+    } else {
+      d = difference(&c[0], &c[1], Q, tr);
+      ok = d < 1e-7, exact++;
+      if (isfinite(d)) worst_seen = fmax(worst_seen, d);
     }
-    d = difference(&c[0], &c[1], Q, tr);
-    ok = d < 1e-7, exact++;
-    if (isfinite(d)) worst_seen = fmax(worst_seen, d);
     ENSURE_MSG(ok, "%s trial %d: %d contacts (deepest %.2f mm), moved %d (%.2f mm), differ by %.2e", what, trial,
                c[0].n, 1e3 * deepest(&c[0]), c[1].n, 1e3 * deepest(&c[1]), d);
     if (!ok) print_contacts("in place", &c[0]), print_contacts("moved", &c[1]);
   }
   fprintf(stderr,
           "rigid motion: %d pairs made exactly, largest difference %.1e; %d made by ODE's iterative or polygonised "
-          "colliders, deepest contacts apart by up to %.1e (not checked)\n",
+          "colliders, deepest contacts within %.1e\n",
           exact, worst_seen, loose, worst_loose);
 }
 
