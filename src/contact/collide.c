@@ -30,6 +30,7 @@
 // silently), and a model whose bodies could meet in an unsupported pairing is
 // refused when the world is created.
 #include "contact/contact_internal.h"
+#include "contact/ode_trap.h"
 #include "contact/solid.h"
 
 #include <ode/ode.h>
@@ -55,7 +56,9 @@ struct TsrCollider {
   int64_t *excluded;  // sorted body-pair keys (b0 * n + b1, b0 < b1) that do not collide
   int n_bodies;
   int ode_ready;
-  dGeomID end_sphere;                 // capsule end caps and core point (see end_caps)
+  int ode_broken;      // ODE raised an internal error in a detection (ode_trap.h): its objects are not used again
+  char error[256];     // why the last detection failed
+  dGeomID end_sphere;  // capsule end caps and core point (see end_caps)
   dGeomID grow_sphere, grow_capsule;  // grown copies of a sphere or capsule (collide_pair)
   dContactGeom *cap_buf;              // [max_per_pair + 8]: end-cap points and ODE's
   double *extra;                      // [n_shapes] speculative inflation of this step (see sweep_margin)
@@ -409,6 +412,7 @@ int tsr_contact_collider_create(TsrCollider **out, const TsrModel *m, char *err,
   TsrCollider *c = calloc(1, sizeof *c);
   if (!c) goto oom;
   *out = c;
+  tsr_ode_trap_install();
   pthread_once(&probe_once, probe);
   dInitODE2(0);
   c->ode_ready = 1;
@@ -476,15 +480,19 @@ oom:
 void tsr_contact_collider_free(TsrCollider **pc) {
   TsrCollider *c = *pc;
   if (!c) return;
-  for (int k = 0; k < c->n_geoms; k++)
-    if (c->geoms[k]) dGeomDestroy(c->geoms[k]);
-  if (c->space) dSpaceDestroy(c->space);
-  if (c->spec_space) dSpaceDestroy(c->spec_space);  // and the proxies and copies in it
+  // After an ODE internal error its spaces may be locked, and destroying
+  // them would raise another (outside any trap: abort): they are left.
+  if (!c->ode_broken) {
+    for (int k = 0; k < c->n_geoms; k++)
+      if (c->geoms[k]) dGeomDestroy(c->geoms[k]);
+    if (c->space) dSpaceDestroy(c->space);
+    if (c->spec_space) dSpaceDestroy(c->spec_space);  // and the proxies and copies in it
+    if (c->end_sphere) dGeomDestroy(c->end_sphere);
+    if (c->grow_sphere) dGeomDestroy(c->grow_sphere);
+    if (c->grow_capsule) dGeomDestroy(c->grow_capsule);
+    if (c->ode_ready) dCloseODE();
+  }
   free(c->spec), free(c->seen);
-  if (c->end_sphere) dGeomDestroy(c->end_sphere);
-  if (c->grow_sphere) dGeomDestroy(c->grow_sphere);
-  if (c->grow_capsule) dGeomDestroy(c->grow_capsule);
-  if (c->ode_ready) dCloseODE();
   free(c->geoms);
   free(c->extra);
   free(c->push);
@@ -1394,7 +1402,17 @@ static int push_to_fixed(TsrContacts *cs, const TsrModel *m, const TsrBodies *b)
   return x.failed ? -1 : 0;
 }
 
-int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
+typedef struct {
+  TsrContacts *cs;
+  const TsrModel *m;
+  const TsrBodies *b;
+} DetectArgs;
+
+static int detect(void *p) {
+  const DetectArgs *a = p;
+  TsrContacts *cs = a->cs;
+  const TsrModel *m = a->m;
+  const TsrBodies *b = a->b;
   TsrCollider *c = cs->collider;
   memset(c->push, 0, (size_t)m->n_bodies * sizeof *c->push);  // the first pass: none
   for (int k = 0; k < m->n_shapes; k++) {
@@ -1413,3 +1431,19 @@ int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
   for (int i = 0; i < cs->n; i++) cs->c[i].match = -1;
   return drop_joint_duplicates(cs, b);
 }
+
+int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
+  TsrCollider *c = cs->collider;
+  if (c->ode_broken) return -1;  // c->error says why
+  DetectArgs a = {cs, m, b};
+  const int rc = tsr_ode_trapped(detect, &a, c->error, sizeof c->error);
+  if (rc == -2) {
+    c->ode_broken = 1;
+    cs->n = 0;
+    return -1;
+  }
+  if (rc) snprintf(c->error, sizeof c->error, "out of memory");
+  return rc ? -1 : 0;
+}
+
+const char *tsr_contact_collider_error(const TsrCollider *c) { return c->error; }

@@ -81,8 +81,11 @@ int tsr_contact_init(TsrContacts *cs, const TsrModel *m, char *err, int errlen);
 void tsr_contact_free(TsrContacts *cs);
 
 // Detects this step's contacts at the bodies' current state and matches each
-// to the previous step's contacts. 0, or -1 when out of memory.
+// to the previous step's contacts. 0, or -1 when out of memory or when ODE
+// raised an internal error (no further detection can be made then);
+// tsr_contact_error says which.
 int tsr_contact_collide(TsrContacts *cs, const TsrModel *m, const TsrBodies *b);
+const char *tsr_contact_error(const TsrContacts *cs);
 
 // Appends 3 rows per contact (normal, t1, t2) to rows, in contact order.
 // v_free: the unconstrained velocities of this step [6n] (tangent choice and

@@ -10,8 +10,11 @@
 // collide.c
 int tsr_contact_collider_create(TsrCollider **out, const TsrModel *m, char *err, int errlen);
 void tsr_contact_collider_free(TsrCollider **c);
-// This step's contacts into cs->c (sorted, unmatched).
+// This step's contacts into cs->c (sorted, unmatched). 0, or -1 when out of
+// memory or when ODE raised an internal error (ode_trap.h; the collider is
+// then not used again): tsr_contact_collider_error says which.
 int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b);
+const char *tsr_contact_collider_error(const TsrCollider *c);
 
 // match.c: sets c[i].match against cs->prev.
 int tsr_contact_match(TsrContacts *cs);

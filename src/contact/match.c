@@ -88,6 +88,11 @@ int tsr_contact_collide(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) 
   return tsr_contact_match(cs);
 }
 
+const char *tsr_contact_error(const TsrContacts *cs) {
+  const char *e = cs->collider ? tsr_contact_collider_error(cs->collider) : "";
+  return e[0] ? e : "out of memory";
+}
+
 static int same_pair(const TsrContact *a, const TsrContact *b) {
   return a->shape[0] == b->shape[0] && a->shape[1] == b->shape[1];
 }

@@ -104,7 +104,11 @@ static int ensure_rows(TsrWorld *w, int m) {
 
 // Stage 1: contacts at the current state, each matched to one of the
 // previous step (contact/match.c).
-static int collide(TsrWorld *w) { return tsr_contact_collide(&w->contacts, w->model, &w->bodies); }
+static int collide(TsrWorld *w) {
+  if (!tsr_contact_collide(&w->contacts, w->model, &w->bodies)) return 0;
+  snprintf(w->error, sizeof w->error, "contact detection failed: %s", tsr_contact_error(&w->contacts));
+  return -1;
+}
 
 // Stage 2: rows from joints in model order, then three per contact in contact
 // order (OUTPUT.md /constraints). The unconstrained velocity v_free is formed

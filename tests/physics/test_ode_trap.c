@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// ODE's internal errors under the trap (src/contact/ode_trap.h): an
+// internal error raised by ODE (dDebug, as its failed checks do) inside
+// tsr_ode_trapped returns -2 with ODE's message instead of aborting the
+// process; a call without one returns its own result; ODE stays usable
+// for new objects afterwards; an inner trap catches before an outer one.
+#include <ode/ode.h>
+#include <string.h>
+
+#include "contact/ode_trap.h"
+#include "tsr_test.h"
+
+static int raise_internal_error(void *ctx) {
+  (void)ctx;
+  dDebug(7, "planted check %d failed", 42);  // as dIASSERT does; does not return
+}
+
+static int returns_five(void *ctx) {
+  (void)ctx;
+  return 5;
+}
+
+// Two overlapping spheres: dCollide's count.
+static int collide_spheres(void *ctx) {
+  (void)ctx;
+  dGeomID a = dCreateSphere(0, 1.0), b = dCreateSphere(0, 1.0);
+  dGeomSetPosition(b, 1.5, 0, 0);
+  dContactGeom g;
+  int n = dCollide(a, b, 1, &g, sizeof g);
+  dGeomDestroy(a), dGeomDestroy(b);
+  return n;
+}
+
+static int nested(void *ctx) {
+  char *inner = ctx;
+  int rc = tsr_ode_trapped(raise_internal_error, NULL, inner, 128);
+  return rc == -2 ? 11 : 0;  // the outer call goes on after the inner trap
+}
+
+static void test_trap(void) {
+  dInitODE2(0);
+  char msg[128];
+  ENSURE(tsr_ode_trapped(raise_internal_error, NULL, msg, sizeof msg) == -2);
+  ENSURE_MSG(strstr(msg, "ODE internal error 7") && strstr(msg, "planted check 42 failed"), "message '%s'", msg);
+  ENSURE(tsr_ode_trapped(returns_five, NULL, msg, sizeof msg) == 5 && msg[0] == '\0');
+  ENSURE(tsr_ode_trapped(collide_spheres, NULL, msg, sizeof msg) == 1);
+  char inner[128];
+  ENSURE(tsr_ode_trapped(nested, inner, msg, sizeof msg) == 11 && msg[0] == '\0');
+  ENSURE_MSG(strstr(inner, "planted check 42 failed"), "inner message '%s'", inner);
+  ENSURE(tsr_ode_trapped(raise_internal_error, NULL, msg, 8) == -2 && strlen(msg) == 7);  // cut to the buffer
+  dCloseODE();
+}
+
+int main(void) {
+  RUN_TEST(test_trap);
+  return TSR_TEST_RESULT();
+}
