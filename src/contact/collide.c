@@ -828,7 +828,7 @@ static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, i
 // direction its portal ends on, at least the least overlap, and that
 // direction depends on which shape comes first, so the contact of two
 // cylinders changed with the order the model lists them (rim on rim: normals
-// up to 20 degrees apart, depths 0.4 mm; tests/physics/test_contact_order.c).
+// up to 20 degrees apart, depths 0.4 mm; tests/physics/test_contact_invariance.c).
 // Into c->buf; returns the count (c->cap_buf is scratch).
 static int ode_cylinders(TsrCollider *c, dGeomID o1, dGeomID o2) {
   const int n = dCollide(o1, o2, c->max_per_pair, c->buf, sizeof *c->buf);

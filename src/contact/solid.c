@@ -722,13 +722,12 @@ static int crossing_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b
   if (depth < 0.0 && !(-depth < point_reach(x, sa, a, ax, sb, nrm, p))) return 0;
   TsrVec3 pos = tsr_v3_madd(p, nrm, 0.5 * depth);
   if (depth > 0.0) {
-    // A disc (shorter than wide): where the other's surface point lies
-    // nearer one of its flat faces than its rim's side, that face's normal
-    // and distance (a log across a disc near its face: r_a + r_b - d gave
-    // 12 cm where the two overlapped 3.6). Either of the pair may be the
-    // disc. Not for logs: with it, a
-    // collapsing tower's logs crossing near their ends got their ends'
-    // normals and went 46 cm into each other.
+    // A disc (shorter than wide), either of the pair: where the other's
+    // surface point lies nearer one of its flat faces than its rim's side,
+    // that face's normal and distance (a log across a disc near its face:
+    // r_a + r_b - d gave 12 cm where the two overlapped 3.6). Not for logs:
+    // with it, a collapsing tower's logs crossing near their ends got their
+    // ends' normals and went 46 cm into each other.
     const TsrVec3 q = tsr_v3_madd(pb, nrm, rb);  // b's surface point toward a
     TsrVec3 nd;
     if (lb < 2.0 * rb && disc_face(b, ab, p, tsr_v3_sub(c.cg, c.cf), &depth, &nd))

@@ -189,7 +189,7 @@ int tsr_solid_deepest(dGeomID a, dGeomID b, dContactGeom *buf, int n, int max, d
 // that which of two near points stays does not depend on which shape the
 // model lists first (taken first come, first kept, a log's rim point
 // 2.5 mm deep hid a disc's 8 mm deep one beside it, and the pair listed
-// the other way round got the 8 mm one: tests/physics/test_contact_order.c).
+// the other way round got the 8 mm one: tests/physics/test_contact_invariance.c).
 // cand is sorted in place (stable). Returns the count.
 int tsr_solid_keep_deepest(dContactGeom *cand, int nc, dContactGeom *out, int max, double dedup);
 
