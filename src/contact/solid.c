@@ -1058,11 +1058,12 @@ static void bounding_capsule(dGeomID g, TsrVec3 *p, TsrVec3 *d, double *r) {
   *p = tsr_v3_madd(c, ax[2], -0.5 * len), *d = tsr_v3_scale(ax[2], len), *r = rr;
 }
 
-int tsr_solid_deepest(dGeomID a, dGeomID b, dContactGeom *buf, int n, int max, double tol) {
+int tsr_solid_deepest(dGeomID a, dGeomID b, dContactGeom *buf, int n, int max, double tol, double far) {
   const int ca = dGeomGetClass(a), cb = dGeomGetClass(b);
   if (max <= 0 || (ca != dCylinderClass && cb != dCylinderClass)) return n;
   double have = -INFINITY;
   for (int k = 0; k < n; k++) have = fmax(have, buf[k].depth);
+  const double need = far > 0.0 ? have : have + tol;  // what a sample must pass
   {  // apart: their bounding capsules do not meet (most pairs of a pile's broad phase),
     TsrVec3 pa, da, pb, db;
     double ra, rb, s, t;
@@ -1081,7 +1082,7 @@ int tsr_solid_deepest(dGeomID a, dGeomID b, dContactGeom *buf, int n, int max, d
       d2 = segment_segment(pa, da, pb, db, &s, &t);
     }
     // nor deeper than the contacts already made (the capsules hold the shapes)
-    if (!(ra + rb - sqrt(d2) > fmax(have + tol, 0.0))) return n;
+    if (!(ra + rb - sqrt(d2) > fmax(need, 0.0))) return n;
   }
   TsrVec3 q = {0}, nrm = {0}, qs = {0}, ns = {0};
   double best = -INFINITY;
@@ -1090,7 +1091,9 @@ int tsr_solid_deepest(dGeomID a, dGeomID b, dContactGeom *buf, int n, int max, d
     const double d = deepest_sample(side ? b : a, side ? a : b, &qs, &ns);
     if (d > best) best = d, q = qs, nrm = ns, g_is_a = !side;
   }
-  if (!(best > 0.0) || !(best > have + tol)) return n;
+  if (!(best > 0.0) || !(best > need)) return n;
+  const TsrVec3 pos = tsr_v3_madd(q, nrm, 0.5 * best);  // midway to f's surface
+  if (!(best > have + tol) && near_any(buf, n, pos, far)) return n;
   int at = n;
   if (n >= max) {  // in place of the shallowest
     at = 0;
@@ -1100,7 +1103,7 @@ int tsr_solid_deepest(dGeomID a, dGeomID b, dContactGeom *buf, int n, int max, d
     n++;
   }
   dGeomID g = g_is_a ? a : b, f = g_is_a ? b : a;
-  set_contact(&buf[at], tsr_v3_madd(q, nrm, 0.5 * best), nrm, best, g, f, g_is_a);  // midway to f's surface
+  set_contact(&buf[at], pos, nrm, best, g, f, g_is_a);
   return n;
 }
 

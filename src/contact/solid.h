@@ -175,14 +175,15 @@ int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int 
 // generator: the deepest of each one's sample points inside the other
 // (a box's surface on a 5 x 5 grid per face, a cylinder's rims, side and
 // flat ends, a capsule's axis), with the other's normal there. When it lies
-// deeper than every contact in buf by more than tol, it is added (in place
-// of the shallowest when buf holds max). The generators above meet
+// deeper than every contact in buf by more than tol, or (with far > 0)
+// deeper than every one and farther than far from each, it is added (in
+// place of the shallowest when buf holds max). The generators above meet
 // features they name (corners, rim points toward an axis, crossing axes);
 // ODE's cylinder-box takes a polygon for the rim, and a cylinder falling
 // rim-first across a box's edge in a pile of mixed shapes kept one 2 cm
 // contact with a sideways normal while it went 9 cm into the box. Returns
 // the new count.
-int tsr_solid_deepest(dGeomID a, dGeomID b, dContactGeom *buf, int n, int max, double tol);
+int tsr_solid_deepest(dGeomID a, dGeomID b, dContactGeom *buf, int n, int max, double tol, double far);
 
 // The candidate contacts cand[0..nc) of a pair into out (at most max),
 // deepest first, leaving out each within dedup of a deeper one kept, so
