@@ -933,11 +933,13 @@ static void size_round(dGeomID g, const TsrShapeDef *s, double margin, double e)
 // identical rows. net_with_truck had 476 such in its first 250 steps, and
 // tandem_cranes' sling links on the pipe 2 a step once the capsule's core
 // point took the place of ODE's (1.9 cm from the end cap it repeats, along
-// the normal). tol: rounding, of the pair's smaller shape.
+// the normal). tol: rounding, 1e-9 of the pair's smaller shape, 1e-9 m at
+// least.
 static int same_as_made(TsrContacts *cs, int first, const TsrContact *k, double tol) {
   for (int j = first; j < cs->n; j++) {
     TsrContact *o = &cs->c[j];
-    if (tsr_v3_norm(tsr_v3_sub(o->point, k->point)) > tol || tsr_v3_dot(o->normal, k->normal) < 1.0 - 1e-12) continue;
+    if (!(tsr_v3_norm(tsr_v3_sub(o->point, k->point)) <= tol) || !(tsr_v3_dot(o->normal, k->normal) >= 1.0 - 1e-12))
+      continue;  // (a NaN is no match)
     if (k->depth > o->depth) *o = *k;
     return 1;
   }
@@ -1047,8 +1049,8 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
   // points gave 1.4 mm, was left at a quarter); with a capsule, whose core
   // point is exact (end_caps), by a quarter (at a hundredth, chain_wrap's
   // links got their middles' contacts, as in end_caps, and the box gained
-  // energy). A cylinder and a box: also a point only as deep as the
-  // deepest made, when it lies farther than dedup from each (ODE's
+  // energy). A cylinder and a box: also a point deeper than every one made
+  // by less than that, when it lies farther than dedup from each (ODE's
   // cylinder-box takes a polygon for the rim, turned with the box's frame,
   // and for a log across a box's edge made a 20 mm point in one frame and
   // only 13.5 mm ones in another: tests/physics/test_contact_invariance.c).
@@ -1082,8 +1084,8 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
     for (int s = 0; s < 2; s++)
       k.local[s] = tsr_q_rotate_inv(x->b->q[k.body[s]], tsr_v3_sub(k.point, x->b->x[k.body[s]]));
     k.match = -1;
-    // (a plane's size is infinite)
-    if (same_as_made(cs, first, &k, 1e-9 * fmin(cs->shape_size[s0], cs->shape_size[s1]))) continue;
+    // (a plane's size is infinite; a shape's may be 0)
+    if (same_as_made(cs, first, &k, 1e-9 * fmax(1.0, fmin(cs->shape_size[s0], cs->shape_size[s1])))) continue;
     if (push_contact(cs, &k)) x->failed = 1;
   }
   if (grown >= 0) c->extra[grown] = kept;
@@ -1138,6 +1140,11 @@ static void spec_callback(void *data, dGeomID a, dGeomID b) {
   // The proxies' boxes overlap (the sweep and prune); the proxies
   // themselves must too, or neither shape can reach the other this step.
   dContactGeom probe;
+  const int ca = dGeomGetClass(a), cb = dGeomGetClass(b);
+  if (ca == dSphereClass && cb == dBoxClass)
+    a = sphere_off_box_surface(a, b, c->grow_sphere);
+  else if (cb == dSphereClass && ca == dBoxClass)
+    b = sphere_off_box_surface(b, a, c->grow_sphere);
   if (dCollide(a, b, 1, &probe, sizeof probe) <= 0) return;
   collide_pair(x, s0, s1, c->geoms[s0], c->geoms[s1]);
 }

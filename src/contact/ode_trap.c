@@ -30,7 +30,8 @@ static void fault(int num, const char *msg, va_list ap) {
     trap = NULL;
     longjmp(t->env, 1);
   }
-  // Outside a trap, as ODE's own handler does.
+  // Outside a trap: ODE's own handlers print and abort (dDebug) or exit(1)
+  // (dError); both end the process, here by abort.
   fprintf(stderr, "\nODE INTERNAL ERROR %d: ", num);
   vfprintf(stderr, msg, ap);
   fputc('\n', stderr);

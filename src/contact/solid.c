@@ -156,9 +156,18 @@ static void set_contact(dContactGeom *q, TsrVec3 p, TsrVec3 n, double depth, dGe
 }
 
 // Sorts contacts by decreasing depth, stably (ties keep their order).
+// Whether p goes before q: deeper, or as deep and first in its coordinates
+// (so that the order of equal depths does not depend on the order made).
+static int deeper_first(const dContactGeom *p, const dContactGeom *q) {
+  if (p->depth != q->depth) return p->depth > q->depth;
+  for (int k = 0; k < 3; k++)
+    if (p->pos[k] != q->pos[k]) return p->pos[k] < q->pos[k];
+  return 0;
+}
+
 static void sort_deepest_first(dContactGeom *pts, int m) {
   for (int i = 1; i < m; i++)
-    for (int j = i; j > 0 && pts[j].depth > pts[j - 1].depth; j--) {
+    for (int j = i; j > 0 && deeper_first(&pts[j], &pts[j - 1]); j--) {
       dContactGeom t = pts[j];
       pts[j] = pts[j - 1];
       pts[j - 1] = t;
@@ -792,7 +801,11 @@ static int parallel_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b
     const CylSide *c = &cs[side[k]];
     const TsrVec3 p = rim[k], e = tsr_v3_sub(p, c->cf);
     double t = tsr_v3_dot(e, c->af);
-    if (fabs(t) > 0.5 * c->lf) continue;  // beyond f's end: f's own rim point covers the overlap there
+    // beyond f's end: f's own rim point covers the overlap there (to
+    // rounding: with equal lengths both rim points at an end lie on the
+    // other's end, and both were dropped, leaving two aligned logs one
+    // contact, at their other end)
+    if (fabs(t) > 0.5 * c->lf * (1.0 + 1e-9)) continue;
     TsrVec3 radial = tsr_v3_madd(e, c->af, -t);
     double rho = tsr_v3_norm(radial), depth = c->rf - rho;
     if (!(rho > 0.0)) continue;

@@ -191,7 +191,7 @@ int tsr_solid_deepest(dGeomID a, dGeomID b, dContactGeom *buf, int n, int max, d
 // model lists first (taken first come, first kept, a log's rim point
 // 2.5 mm deep hid a disc's 8 mm deep one beside it, and the pair listed
 // the other way round got the 8 mm one: tests/physics/test_contact_invariance.c).
-// cand is sorted in place (stable). Returns the count.
+// cand is sorted in place (equal depths by position). Returns the count.
 int tsr_solid_keep_deepest(dContactGeom *cand, int nc, dContactGeom *out, int max, double dedup);
 
 // The core point of a capsule cap against a cylinder cyl: the point of the

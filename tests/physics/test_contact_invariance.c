@@ -146,11 +146,9 @@ static double place_b(const char *sb, TsrQuat qb, TsrVec3 from, TsrVec3 dir, dou
   return lo;
 }
 
-// How far contacts c1 are from c0 moved by the rigid motion (Q, t): over
-// c0's contacts, the largest of the least difference (point, depth, normal)
-// to one of c1's; infinite when their counts differ.
-static double difference(const Contacts *c0, const Contacts *c1, TsrQuat Q, TsrVec3 t) {
-  if (c0->n != c1->n) return INFINITY;
+// Over c0's contacts moved by the rigid motion (Q, t), the largest of the
+// least difference (point, depth, normal) to one of c1's.
+static double one_way(const Contacts *c0, const Contacts *c1, TsrQuat Q, TsrVec3 t) {
   double worst = 0.0;
   for (int i = 0; i < c0->n; i++) {
     const TsrVec3 p = tsr_v3_add(tsr_q_rotate(Q, c0->p[i]), t), n = tsr_q_rotate(Q, c0->nrm[i]);
@@ -162,6 +160,15 @@ static double difference(const Contacts *c0, const Contacts *c1, TsrQuat Q, TsrV
     worst = fmax(worst, best);
   }
   return worst;
+}
+
+// How far contacts c1 are from c0 moved by (Q, t), matched both ways (two
+// of one set near one of the other count); infinite when their counts
+// differ.
+static double difference(const Contacts *c0, const Contacts *c1, TsrQuat Q, TsrVec3 t) {
+  if (c0->n != c1->n) return INFINITY;
+  const TsrQuat Qi = tsr_q_conj(Q);
+  return fmax(one_way(c0, c1, Q, t), one_way(c1, c0, Qi, tsr_q_rotate(Qi, tsr_v3_neg(t))));
 }
 
 static void print_contacts(const char *what, const Contacts *c) {

@@ -77,6 +77,49 @@ static void test_crossing_cylinders(void) {
   fprintf(stderr, "200 crossings: depth within %.1e m, normal within %.1e\n", worst_depth, worst_normal);
 }
 
+// Two equal logs side by side, ends level, the pair turned at random: the
+// rim points at each end lie on the other's end to rounding, and where both
+// fell beyond it the pair kept one contact, at its other end (it rocked).
+// Two contacts, a length apart along the axes, each r_a + r_b - d deep.
+static void test_equal_logs_aligned(void) {
+  const double r = 0.1, len = 1.0;
+  int ok = 0;
+  for (int trial = 0; trial < 200; trial++) {
+    const TsrVec3 axis = tsr_v3_normalize(tsr_v3(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1)));
+    const TsrQuat q = tsr_q_axis_angle(axis, uniform(0, 2 * M_PI));
+    const TsrVec3 z = tsr_q_rotate(q, tsr_v3(0, 0, 1));
+    TsrVec3 across = tsr_v3(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1));
+    across = tsr_v3_normalize(tsr_v3_madd(across, z, -tsr_v3_dot(across, z)));
+    const double depth = uniform(0.001, 0.01);
+    const TsrVec3 xb = tsr_v3_scale(across, 2 * r - depth);
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "format: tessera-model/1\n"
+             "name: logs\n"
+             "settings: {gravity: [0, 0, 0]}\n"
+             "materials: [{name: m, friction: 0.5}]\n"
+             "bodies:\n"
+             "  - {name: a, mass: 10, shape: {type: cylinder, radius: %g, length: %g},\n"
+             "     orientation: [%.17g, %.17g, %.17g, %.17g]}\n"
+             "  - {name: b, mass: 10, shape: {type: cylinder, radius: %g, length: %g},\n"
+             "     position: [%.17g, %.17g, %.17g], orientation: [%.17g, %.17g, %.17g, %.17g]}\n",
+             r, len, q.w, q.x, q.y, q.z, r, len, xb.x, xb.y, xb.z, q.w, q.x, q.y, q.z);
+    TsrModel m;
+    TsrWorld w;
+    tsr_test_world(yaml, NULL, 0, &m, &w);
+    ENSURE(tsr_contact_collide(&w.contacts, &m, &w.bodies) == 0);
+    int good = w.contacts.n == 2;
+    for (int k = 0; good && k < 2; k++) good = fabs(w.contacts.c[k].depth - depth) < 1e-9;
+    if (good)  // at the two ends: a length apart along the axes
+      good = fabs(fabs(tsr_v3_dot(tsr_v3_sub(w.contacts.c[0].point, w.contacts.c[1].point), z)) - len) < 1e-9;
+    ENSURE_MSG(good, "trial %d: %d contacts (%.4f mm deep first), want 2 at the ends, %.4f mm deep", trial,
+               w.contacts.n, w.contacts.n ? 1e3 * w.contacts.c[0].depth : 0.0, 1e3 * depth);
+    ok += good;
+    tsr_test_world_free(&m, &w);
+  }
+  fprintf(stderr, "equal logs side by side, turned at random: %d of 200 with both end contacts\n", ok);
+}
+
 // Two parallel cylinders side by side (logs in a pile), b shifted along
 // the common axis direction: they touch along the overlap of their
 // lengths, and the contacts are its two ends (at b's or a's rims), each
@@ -193,6 +236,7 @@ static void test_box_faces(void) {
 
 int main(void) {
   RUN_TEST(test_crossing_cylinders);
+  RUN_TEST(test_equal_logs_aligned);
   RUN_TEST(test_parallel_cylinders);
   RUN_TEST(test_box_faces);
   return TSR_TEST_RESULT();

@@ -2,9 +2,11 @@
 // ODE's internal errors under the trap (src/contact/ode_trap.h): an
 // internal error raised by ODE (dDebug, as its failed checks do) inside
 // tsr_ode_trapped returns -2 with ODE's message instead of aborting the
-// process; a call without one returns its own result; ODE stays usable
+// process, also from inside ODE's own frames (a space changed while it
+// collides); a call without one returns its own result; ODE stays usable
 // for new objects afterwards; an inner trap catches before an outer one.
 #include <ode/ode.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "contact/ode_trap.h"
@@ -31,6 +33,24 @@ static int collide_spheres(void *ctx) {
   return n;
 }
 
+// A geom added to a space from inside that space's own collision, which
+// ODE forbids (the space is locked): ODE's own check raises the error,
+// inside dSpaceCollide's frames. The space stays locked: it is left.
+static void add_while_locked(void *data, dGeomID a, dGeomID b) {
+  (void)a, (void)b;
+  dSpaceAdd((dSpaceID)data, dCreateSphere(0, 0.1));
+}
+
+static int collide_locked(void *ctx) {
+  (void)ctx;
+  dSpaceID space = dSimpleSpaceCreate(0);
+  dGeomID a = dCreateSphere(space, 1.0), b = dCreateSphere(space, 1.0);
+  dGeomSetPosition(b, 1.5, 0, 0);
+  (void)a;
+  dSpaceCollide(space, space, add_while_locked);
+  return 0;  // not reached when ODE checks the lock
+}
+
 static int nested(void *ctx) {
   char *inner = ctx;
   int rc = tsr_ode_trapped(raise_internal_error, NULL, inner, 128);
@@ -44,6 +64,9 @@ static void test_trap(void) {
   ENSURE_MSG(strstr(msg, "ODE internal error 7") && strstr(msg, "planted check 42 failed"), "message '%s'", msg);
   ENSURE(tsr_ode_trapped(returns_five, NULL, msg, sizeof msg) == 5 && msg[0] == '\0');
   ENSURE(tsr_ode_trapped(collide_spheres, NULL, msg, sizeof msg) == 1);
+  ENSURE_MSG(tsr_ode_trapped(collide_locked, NULL, msg, sizeof msg) == -2, "ODE did not raise its lock check");
+  fprintf(stderr, "  from inside dSpaceCollide: %s\n", msg);
+  ENSURE(tsr_ode_trapped(collide_spheres, NULL, msg, sizeof msg) == 1);  // new objects still collide
   char inner[128];
   ENSURE(tsr_ode_trapped(nested, inner, msg, sizeof msg) == 11 && msg[0] == '\0');
   ENSURE_MSG(strstr(inner, "planted check 42 failed"), "inner message '%s'", inner);
