@@ -35,19 +35,25 @@ static int collide_spheres(void *ctx) {
 
 // A geom added to a space from inside that space's own collision, which
 // ODE forbids (the space is locked): ODE's own check raises the error,
-// inside dSpaceCollide's frames. The space stays locked: it is left.
+// inside dSpaceCollide's frames. The space stays locked and cannot be
+// destroyed: it is kept here (reachable, not a leak); the geom, which the
+// check refused, is destroyed after.
+static dSpaceID locked_space;
+static dGeomID added_geom;
+
 static void add_while_locked(void *data, dGeomID a, dGeomID b) {
   (void)a, (void)b;
-  dSpaceAdd((dSpaceID)data, dCreateSphere(0, 0.1));
+  added_geom = dCreateSphere(0, 0.1);
+  dSpaceAdd((dSpaceID)data, added_geom);
 }
 
 static int collide_locked(void *ctx) {
   (void)ctx;
-  dSpaceID space = dSimpleSpaceCreate(0);
-  dGeomID a = dCreateSphere(space, 1.0), b = dCreateSphere(space, 1.0);
+  locked_space = dSimpleSpaceCreate(0);
+  dGeomID b = dCreateSphere(locked_space, 1.0);
+  dCreateSphere(locked_space, 1.0);
   dGeomSetPosition(b, 1.5, 0, 0);
-  (void)a;
-  dSpaceCollide(space, space, add_while_locked);
+  dSpaceCollide(locked_space, locked_space, add_while_locked);
   return 0;  // not reached when ODE checks the lock
 }
 
@@ -66,6 +72,7 @@ static void test_trap(void) {
   ENSURE(tsr_ode_trapped(collide_spheres, NULL, msg, sizeof msg) == 1);
   ENSURE_MSG(tsr_ode_trapped(collide_locked, NULL, msg, sizeof msg) == -2, "ODE did not raise its lock check");
   fprintf(stderr, "  from inside dSpaceCollide: %s\n", msg);
+  if (added_geom) dGeomDestroy(added_geom);
   ENSURE(tsr_ode_trapped(collide_spheres, NULL, msg, sizeof msg) == 1);  // new objects still collide
   char inner[128];
   ENSURE(tsr_ode_trapped(nested, inner, msg, sizeof msg) == 11 && msg[0] == '\0');
