@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The contacts of a pair of shapes do not depend on which of the two the
 // model lists first, nor on where the pair stands (test_rigid_motion,
-// below). Random pairs of solids (sphere, box, capsule, log: a
-// cylinder longer than wide, disc: one wider than long), each turned at
+// below), and no contact comes twice. Random pairs of solids (sphere, box,
+// capsule, log: a cylinder longer than wide, disc: one wider than long,
+// compound: a box, a sphere and a capsule on one body), each turned at
 // random, are placed along a random direction (by bisection) so that
 // their deepest contact is between 4 mm apart (speculative, inside the
 // 5 mm margin) and 2 cm deep, then collided listed as (A, B) and as
@@ -33,8 +34,8 @@ static double uniform(double lo, double hi) {
   return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
 }
 
-enum { SPHERE, BOX, CAPSULE, LOG, DISC, KINDS };
-static const char *const KIND[KINDS] = {"sphere", "box", "capsule", "log", "disc"};
+enum { SPHERE, BOX, CAPSULE, LOG, DISC, COMPOUND, KINDS };
+static const char *const KIND[KINDS] = {"sphere", "box", "capsule", "log", "disc", "compound"};
 
 static void shape_yaml(int k, char *out, size_t n) {
   double r;
@@ -53,9 +54,16 @@ static void shape_yaml(int k, char *out, size_t n) {
       r = uniform(0.05, 0.2);
       snprintf(out, n, "{type: cylinder, radius: %.4f, length: %.4f}", r, uniform(3.0 * r, 1.0));
       break;
-    default:
+    case DISC:
       r = uniform(0.1, 0.4);
       snprintf(out, n, "{type: cylinder, radius: %.4f, length: %.4f}", r, uniform(0.2 * r, 1.5 * r));
+      break;
+    default:  // a box, a sphere and a capsule on one body (a shovel, a rock of three)
+      snprintf(out, n,
+               "{type: compound, parts: [{type: box, size: [%.4f, %.4f, %.4f], position: [0.1, 0, 0]},\n"
+               "       {type: sphere, radius: %.4f, position: [-0.15, 0.05, 0]},\n"
+               "       {type: capsule, radius: 0.05, length: 0.3, position: [0, 0, 0.2]}]}",
+               uniform(0.1, 0.4), uniform(0.1, 0.4), uniform(0.1, 0.4), uniform(0.05, 0.2));
   }
 }
 
@@ -67,7 +75,7 @@ typedef struct {
 
 // Collides A and B (YAML bodies), listed B first when b_first.
 static void collide(const char *a, const char *b, int b_first, Contacts *out) {
-  char yaml[2048];
+  char yaml[4096];
   snprintf(yaml, sizeof yaml,
            "format: tessera-model/1\n"
            "name: pair\n"
@@ -116,7 +124,7 @@ static double deepest(const Contacts *c) {
   return d;
 }
 
-static char body_a[512], body_b[512];
+static char body_a[1024], body_b[1024];
 static double worst_seen;  // the largest difference found, over the pairs of a test
 
 // A body's YAML: NAME of mass 5 kg and SHAPE at pose (x, q).
@@ -212,7 +220,7 @@ static void test_any_pair(void) {
   int pairs[KINDS][KINDS] = {{0}}, checked = 0;
   for (int trial = 0; trial < 2000; trial++) {
     const int ka = (int)uniform(0, KINDS), kb = (int)uniform(0, KINDS);
-    char sa[200], sb[200];
+    char sa[400], sb[400];
     shape_yaml(ka, sa, sizeof sa), shape_yaml(kb, sb, sizeof sb);
     body_yaml(body_a, sizeof body_a, "A", sa, tsr_v3(0, 0, 1), random_turn());
     char what[32];
@@ -221,11 +229,13 @@ static void test_any_pair(void) {
     const TsrVec3 dir = random_unit();
     if (check_pair(what, trial, sb, qb, dir, uniform(-0.004, 0.02)) >= 0) pairs[ka][kb]++, checked++;
   }
-  fprintf(stderr, "%d random pairs in both orders (sphere, box, capsule, log, disc), largest difference %.1e:\n",
-          checked, worst_seen);
-  for (int i = 0; i < KINDS; i++)
-    fprintf(stderr, "  %-8s %4d %4d %4d %4d %4d\n", KIND[i], pairs[i][0], pairs[i][1], pairs[i][2], pairs[i][3],
-            pairs[i][4]);
+  fprintf(stderr, "%d random pairs in both orders, largest difference %.1e (rows A, columns B: %s ... %s):\n", checked,
+          worst_seen, KIND[0], KIND[KINDS - 1]);
+  for (int i = 0; i < KINDS; i++) {
+    fprintf(stderr, "  %-8s", KIND[i]);
+    for (int j = 0; j < KINDS; j++) fprintf(stderr, " %4d", pairs[i][j]);
+    fprintf(stderr, "\n");
+  }
 }
 
 // Boxes, capsules and cylinders turned within 10 degrees of each other, B
@@ -237,7 +247,7 @@ static void test_near_parallel(void) {
   worst_seen = 0.0;
   for (int trial = 0; trial < 800; trial++) {
     const int ka = kinds[(int)uniform(0, 4)], kb = kinds[(int)uniform(0, 4)];
-    char sa[200], sb[200];
+    char sa[400], sb[400];
     shape_yaml(ka, sa, sizeof sa), shape_yaml(kb, sb, sizeof sb);
     const TsrQuat qa = random_turn();
     body_yaml(body_a, sizeof body_a, "A", sa, tsr_v3(0, 0, 1), qa);
@@ -273,7 +283,7 @@ static void test_rigid_motion(void) {
   worst_seen = 0.0;
   for (int trial = 0; trial < 4000; trial++) {
     const int ka = (int)uniform(0, KINDS + 1), kb = (int)uniform(0, KINDS);
-    char sa[200], sb[200], what[32];
+    char sa[400], sb[400], what[32];
     if (ka < PLANE) shape_yaml(ka, sa, sizeof sa);
     shape_yaml(kb, sb, sizeof sb);
     snprintf(what, sizeof what, "%s-%s", ka == PLANE ? "plane" : KIND[ka], KIND[kb]);
@@ -302,7 +312,9 @@ static void test_rigid_motion(void) {
     }
     if (c[0].n == 0 && c[1].n == 0) continue;
     const int cyl_a = ka == LOG || ka == DISC, cyl_b = kb == LOG || kb == DISC;
-    const int by_ode = (cyl_a && (kb == BOX || kb == CAPSULE || cyl_b)) || (cyl_b && (ka == BOX || ka == CAPSULE));
+    const int boxy_a = ka == BOX || ka == CAPSULE || ka == COMPOUND,
+              boxy_b = kb == BOX || kb == CAPSULE || kb == COMPOUND;
+    const int by_ode = (cyl_a && (boxy_b || cyl_b)) || (cyl_b && boxy_a);
     double d;
     int ok;
     if (by_ode) {  // the deepest depths, and the normal of c[1]'s contact nearest c[0]'s deepest in depth
