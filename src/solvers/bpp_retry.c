@@ -126,6 +126,9 @@ static int bpp_from_iterate(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverPar
   return tsr_bpp_solve(p, &bp, lambda, seed, st, bpp);
 }
 
+// Pivots of the exact pass after projected Newton (polish).
+#define EXACT_PIVOTS 4
+
 // Polishing of a converged result. The stages stop at global tolerances,
 // and rows whose own terms are far smaller than the largest row's can be
 // left wrong by 1e-7 of their own scale (a friction row of a light body
@@ -217,7 +220,8 @@ static void polish(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *para
     if (from_bpp) return;
     copy_iterate(m, r->best_lambda, r->best_set, lambda, index_set);
     TsrSolveStats bst = {0};
-    int brc = bpp_from_iterate(r, p, params, params->max_pivots, lambda, index_set, &bst, bpp);
+    // a few pivots at most: the set is projected Newton's, right or nearly
+    int brc = bpp_from_iterate(r, p, params, EXACT_PIVOTS, lambda, index_set, &bst, bpp);
     stats->iterations += bst.iterations, stats->factorizations += bst.factorizations;
     if (brc == 0 && bst.residual < stats->residual && !(tsr_bpp_relative_residual(bpp) > TSR_BPP_POLISH_ROW)) {
       if (r->trace)
