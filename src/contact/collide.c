@@ -610,6 +610,38 @@ static dGeomID sphere_off_box_surface(dGeomID sphere, dGeomID box, dGeomID spare
   return spare;
 }
 
+// dCollide(a, b) with sphere_off_box_surface's guard for a sphere and a box
+// in either order (spare: a sphere outside any space, or the sphere
+// itself); the contacts name a and b as given, not the spare.
+static int collide_guarded(dGeomID a, dGeomID b, int max, dContactGeom *buf, dGeomID spare) {
+  dGeomID ga = a, gb = b;
+  const int ca = dGeomGetClass(a), cb = dGeomGetClass(b);
+  if (ca == dSphereClass && cb == dBoxClass)
+    ga = sphere_off_box_surface(a, b, spare);
+  else if (cb == dSphereClass && ca == dBoxClass)
+    gb = sphere_off_box_surface(b, a, spare);
+  const int n = dCollide(ga, gb, max, buf, sizeof *buf);
+  for (int k = 0; k < n; k++) {
+    if (buf[k].g1 == ga) buf[k].g1 = a;
+    if (buf[k].g2 == ga) buf[k].g2 = a;
+    if (buf[k].g1 == gb) buf[k].g1 = b;
+    if (buf[k].g2 == gb) buf[k].g2 = b;
+  }
+  return n;
+}
+
+// The point of pts[0..n) nearest p within r, or -1.
+static int nearest_within(const dContactGeom *pts, int n, const dReal p[3], double r) {
+  int at = -1;
+  double d2min = r * r;
+  for (int k = 0; k < n; k++) {
+    const double dx = pts[k].pos[0] - p[0], dy = pts[k].pos[1] - p[1], dz = pts[k].pos[2] - p[2];
+    const double d2 = dx * dx + dy * dy + dz * dz;
+    if (d2 < d2min) d2min = d2, at = k;
+  }
+  return at;
+}
+
 // The capsule's core point against a box: the point of the capsule's segment
 // with the least signed distance to the box, collided as a sphere of the
 // capsule's radius. Outside the box this is ODE's own capsule-box contact
@@ -640,7 +672,7 @@ static int capsule_box_core(TsrCollider *c, dGeomID cap, dGeomID box, dContactGe
     at[i] = (p[i] - 0.5 * dw) + t * dw;
   }
   dGeomSetPosition(c->end_sphere, at[0], at[1], at[2]);
-  return dCollide(sphere_off_box_surface(c->end_sphere, box, c->end_sphere), box, 1, g, sizeof *g) > 0;
+  return collide_guarded(c->end_sphere, box, 1, g, c->end_sphere) > 0;
 }
 
 // ODE's capsule-box and capsule-cylinder colliders return one point, at one
@@ -684,13 +716,8 @@ static int merge_caps(TsrCollider *c, const dContactGeom *caps, int m, int n, do
   if (m > max) m = max;
   for (int i = 0; i < m; i++) c->cap_buf[out++] = caps[i];
   for (int i = 0; i < n && out < max; i++) {
-    int near = 0, at = -1;  // the nearest cap point within r takes it, if it is deeper
-    double d2min = r * r;
-    for (int j = 0; j < m; j++) {
-      double dx = c->buf[i].pos[0] - caps[j].pos[0], dy = c->buf[i].pos[1] - caps[j].pos[1],
-             dz = c->buf[i].pos[2] - caps[j].pos[2];
-      if (dx * dx + dy * dy + dz * dz < d2min) d2min = dx * dx + dy * dy + dz * dz, at = j;
-    }
+    int near = 0;
+    const int at = nearest_within(caps, m, c->buf[i].pos, r);  // takes it, if it is deeper
     if (at >= 0) {
       near = 1;
       if (c->buf[i].depth > c->cap_buf[at].depth) c->cap_buf[at] = c->buf[i];
@@ -797,13 +824,7 @@ static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, i
     if (off) {
       c->buf[0] = core, n = 1;
     } else {  // the exact core point in place of ODE's nearest (MPR's depth moves with the frame: 1.1 mm at 1 cm)
-      int at = -1;
-      double d2min = r0 * r0;
-      for (int k = 0; k < n; k++) {
-        double d2 = 0.0;
-        for (int a = 0; a < 3; a++) d2 += (c->buf[k].pos[a] - core.pos[a]) * (c->buf[k].pos[a] - core.pos[a]);
-        if (d2 < d2min) d2min = d2, at = k;
-      }
+      const int at = nearest_within(c->buf, n, core.pos, r0);
       if (at >= 0) c->buf[at] = core;
     }
   }
@@ -813,10 +834,9 @@ static int end_caps(TsrCollider *c, dGeomID cap, int cap_first, dGeomID other, i
   for (int e = 0; e < 2 && m < 8; e++) {
     double s = ends[e];
     dGeomSetPosition(c->end_sphere, p[0] + s * R[2], p[1] + s * R[6], p[2] + s * R[10]);
-    if (dGeomGetClass(other) == dBoxClass) sphere_off_box_surface(c->end_sphere, other, c->end_sphere);
     dContactGeom g;
-    int k =
-        cap_first ? dCollide(c->end_sphere, other, 1, &g, sizeof g) : dCollide(other, c->end_sphere, 1, &g, sizeof g);
+    int k = cap_first ? collide_guarded(c->end_sphere, other, 1, &g, c->end_sphere)
+                      : collide_guarded(other, c->end_sphere, 1, &g, c->end_sphere);
     if (k > 0) caps[m++] = g;
   }
   // as if from dCollide(o1, o2)
@@ -994,13 +1014,8 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
     n = tsr_solid_plane(&sx, o2, s1, o1, 0, c->max_per_pair, c->buf);
   else if (t0 == dCylinderClass && t1 == dCylinderClass)
     n = 0;  // tsr_solid_cylinders and tsr_solid_pair below (ODE's libccd made contacts 30-40 cm deep)
-  else {
-    if (t0 == dSphereClass && t1 == dBoxClass)
-      o1 = sphere_off_box_surface(o1, o2, c->grow_sphere);
-    else if (t1 == dSphereClass && t0 == dBoxClass)
-      o2 = sphere_off_box_surface(o2, o1, c->grow_sphere);
-    n = dCollide(o1, o2, c->max_per_pair, c->buf, sizeof *c->buf);
-  }
+  else
+    n = collide_guarded(o1, o2, c->max_per_pair, c->buf, c->grow_sphere);
   // Speculative contacts of boxes and cylinders with each other, both ways
   // round (each one's corners or rim points against the other), the second
   // leaving out the points the first made (within a tenth of the smaller
@@ -1140,12 +1155,7 @@ static void spec_callback(void *data, dGeomID a, dGeomID b) {
   // The proxies' boxes overlap (the sweep and prune); the proxies
   // themselves must too, or neither shape can reach the other this step.
   dContactGeom probe;
-  const int ca = dGeomGetClass(a), cb = dGeomGetClass(b);
-  if (ca == dSphereClass && cb == dBoxClass)
-    a = sphere_off_box_surface(a, b, c->grow_sphere);
-  else if (cb == dSphereClass && ca == dBoxClass)
-    b = sphere_off_box_surface(b, a, c->grow_sphere);
-  if (dCollide(a, b, 1, &probe, sizeof probe) <= 0) return;
+  if (collide_guarded(a, b, 1, &probe, c->grow_sphere) <= 0) return;
   collide_pair(x, s0, s1, c->geoms[s0], c->geoms[s1]);
 }
 
