@@ -67,6 +67,9 @@
 #define SINGLE_STEPS 5  // p of seed 000 §5.3
 #define POLISH_STEPS 10
 #define POLISH_FRACTION 0.01
+// Componentwise backward error above which a shifted solve of a singular
+// A_FF counts as no solution (solve_set).
+#define SINGULAR_BERR 1e-6
 
 struct TsrBpp {
   TsrChol *chol;
@@ -213,7 +216,9 @@ static inline void sub_free_column(const TsrMlcp *p, int j, double alpha, const 
 }
 
 // Solves the index set in b->s: fills lambda (tight at bounds, free from
-// Eq. 27/28). Returns 0, or < 0 when A_FF cannot be factorised.
+// Eq. 27/28). Returns 0; 1 when A_FF is singular and Eq. 27 has no solution
+// (the shifted solve left a backward error above SINGULAR_BERR); < 0 when
+// A_FF cannot be factorised.
 static int solve_set(const TsrMlcp *p, double amax, double *lambda, TsrBpp *b, int *factorizations) {
   int m = p->m, nf = 0;
   // Locals, so that the compiler keeps them in registers in the loops
@@ -258,9 +263,9 @@ factored:
   // step normally; with the shift, until the residual stops falling. None
   // when x is already backward stable entry by entry (TSR_MLCP_REFINED_BERR):
   // the second solve was 8% of chain_wrap's direct-bpp step.
-  double r_prev = INFINITY;
+  double r_prev = INFINITY, berr = 0.0;
   for (int it = 0; it < (shifted ? 100 : 1); it++) {
-    double berr = tsr_mlcp_free_residual(p, F, nf, loc, b->x, rhs, b->r, b->sc);
+    berr = tsr_mlcp_free_residual(p, F, nf, loc, b->x, rhs, b->r, b->sc);
     double r_inf = 0.0;
     for (int c = 0; c < nf; c++) r_inf = tsr_maxd(r_inf, fabs(b->r[c]));
     if (berr <= TSR_MLCP_REFINED_BERR || (shifted && !(r_inf < 0.5 * r_prev))) break;
@@ -272,7 +277,8 @@ factored:
     }
   }
   for (int c = 0; c < nf; c++) lambda[b->F[c]] = b->x[c];
-  return 0;
+  // 1: A_FF singular and the rhs not in its range (see tsr_bpp_solve).
+  return shifted && !(berr <= SINGULAR_BERR);
 }
 
 // Workspace for p's m rows (and max_pivots steps of history), and the
@@ -369,6 +375,7 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
   while (steps < max_pivots && !tsr_stop_requested()) {
     steps++;
     int rc = solve_set(p, amax, lambda, b, &factorizations);
+  singular:
     if (rc < 0) {
       // A_FF singular for this set. Go back to the previous set and pivot the
       // next infeasible row instead (largest index first); from the initial
@@ -421,6 +428,21 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
         b->tgt[ninf] = s[i] != TSR_INDEX_FREE ? TSR_INDEX_FREE : lambda[i] < lo[i] ? TSR_INDEX_LOWER : TSR_INDEX_UPPER;
         b->inf[ninf++] = i;
       }
+    }
+    if (ninf == 0 && rc == 1) {
+      // Feasible, but the free rows' equations do not hold: A_FF is singular
+      // and its rhs outside its range, so the shifted solve's lambda_F grew
+      // like 1 / delta towards an infinite bound, with w_F of the size of
+      // the rhs (A = [0 1; 0 1], b = (-1, -2), set {free, lower}: lambda =
+      // (2e10, 0), w = (-1, 2e10), which was returned as solved). No
+      // solution has this set: go on as for a set that cannot be factorised.
+      // Only here: such a set met on the way, infeasible, is pivoted away
+      // from as before (lcp_Pang_isolated_sol's path to its solution passes
+      // through one). A consistent singular system (redundant rows without
+      // compliance: a door on two coaxial hinges) refines to a backward
+      // error near round-off and is not affected.
+      rc = -3;
+      goto singular;
     }
     if (ninf == 0 && !converged) {
       // Feasible to tau. Rows inside the tau band may still leave a residual

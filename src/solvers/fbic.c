@@ -9,8 +9,12 @@
 // holds only the interface bodies' inverse mass, so the coupling is weak and
 // stiff chains need many iterations (seed 000 Table 3). Stop when
 // max |lambda_Gamma^k - lambda_Gamma^(k-1)| <= epsilon * ||lambda_Gamma^k||_inf
-// and no subsystem's index set changed, or at k_max (250). The sum over
-// subsystems is taken in subsystem order (same result for any thread count).
+// and no subsystem's index set changed, or at k_max (250); converged also
+// needs every BPP of the last iteration to have solved its MLCP (a BPP out of
+// pivots returns its best iterate, whose set can repeat: the Siconos
+// deltasigma MLCP, one subsystem, was reported solved at relative residual
+// 0.51). The sum over subsystems is taken in subsystem order (same result
+// for any thread count).
 #include "solvers/fbic.h"
 #include "solvers/stop.h"
 
@@ -76,10 +80,11 @@ int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverPa
     for (int i = 0; i < N; i++) memcpy(ss->sub[i].prev_set, ss->sub[i].set, (size_t)ss->sub[i].n);
     if (tsr_substructure_solve_subsystems(params, ss)) return -1;
     double tb = tsr_substructure_now();
-    int same = 1;
+    int same = 1, solved = 1;
     for (int g = 0; g < ng; g++) ss->iface.b[g] = bG[g];
     for (int i = 0; i < N; i++) {
       TsrSchurSub *u = &ss->sub[i];
+      solved &= u->rc == 0;
       pivots += u->st.iterations;
       factorizations += u->st.factorizations;
       if (same && memcmp(u->set, u->prev_set, (size_t)u->n)) same = 0;
@@ -89,7 +94,9 @@ int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverPa
     memcpy(prev, ss->lam_g, (size_t)ng * sizeof *prev);
     TsrSolveStats ist = {0};
     if (!ss->iretry && !(ss->iretry = tsr_bpp_retry_create())) return -1;
-    if (ng > 0 && tsr_bpp_retry_solve(&ss->iface, &ip, ss->lam_g, ss->set_g, &ist, ss->ibpp, ss->iretry) < 0) return -1;
+    int irc = ng > 0 ? tsr_bpp_retry_solve(&ss->iface, &ip, ss->lam_g, ss->set_g, &ist, ss->ibpp, ss->iretry) : 0;
+    if (irc < 0) return -1;
+    solved &= irc == 0;
     pivots += ist.iterations;
     factorizations += ist.factorizations;
     double dmax = 0.0, lmax = 0.0;
@@ -100,8 +107,10 @@ int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverPa
     double tc = tsr_substructure_now();
     ss->times.subsystems += tb - ta;
     ss->times.iface += tc - tb;
-    if (k > 1 && same && dmax <= eps * lmax) converged = 1;
-    if (ng == 0) converged = 1;
+    if (solved && (ng == 0 || (k > 1 && same && dmax <= eps * lmax))) converged = 1;
+    // A BPP failed, and the next iteration would start from exactly what this
+    // one did (same sets, same lambda_Gamma): it would fail the same way.
+    if (!converged && !solved && same && dmax == 0.0) break;
   }
   tsr_substructure_gather(ss, lambda, index_set);
   ss->times.solves++;

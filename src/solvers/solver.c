@@ -17,6 +17,7 @@
 #include "solvers/schur.h"
 #include "util/clock.h"
 #include "util/env.h"
+#include "util/grow.h"
 
 struct TsrSolver {
   TsrSolverParams params;
@@ -29,8 +30,8 @@ struct TsrSolver {
   double fallback_seconds;
   int no_fallback;  // TSR_SCHUR_NO_FALLBACK=1 (to measure what it does)
   int trace;        // TSR_SCHUR_TRACE: one line per fallback
-  int cap_keep;
-  double *keep_lambda;
+  int cap_keep_lambda, cap_keep_set;
+  double *keep_lambda;  // schur_with_fallback: the warm start, then the best iterate
   int8_t *keep_set;
 };
 
@@ -88,6 +89,32 @@ static int bpp_with_restart(TsrSolver *s, const TsrMlcp *p, double *lambda, int8
   return tsr_islands_solve(p, &s->params, lambda, index_set, stats, s->islands);
 }
 
+// Room for a copy of lambda and the index set (keep_lambda, keep_set).
+static int keep_room(TsrSolver *s, int m) {
+  return tsr_grow((void **)&s->keep_lambda, &s->cap_keep_lambda, m, sizeof *s->keep_lambda) ||
+         tsr_grow((void **)&s->keep_set, &s->cap_keep_set, m, sizeof *s->keep_set);
+}
+
+static void keep(TsrSolver *s, int m, const double *lambda, const int8_t *index_set) {
+  memcpy(s->keep_lambda, lambda, (size_t)m * sizeof *lambda);
+  if (index_set) memcpy(s->keep_set, index_set, (size_t)m);
+}
+
+static void restore(const TsrSolver *s, int m, double *lambda, int8_t *index_set) {
+  memcpy(lambda, s->keep_lambda, (size_t)m * sizeof *lambda);
+  if (index_set) memcpy(index_set, s->keep_set, (size_t)m);
+}
+
+// The direct solver on the whole system from lambda / index_set, timed and
+// counted as a fallback.
+static int direct_fallback(TsrSolver *s, const TsrMlcp *p, double *lambda, int8_t *index_set, TsrSolveStats *st) {
+  s->fallbacks++;
+  double t0 = tsr_now_seconds();
+  int drc = bpp_with_restart(s, p, lambda, index_set, st);
+  s->fallback_seconds += tsr_now_seconds() - t0;
+  return drc;
+}
+
 // Algorithm 1 does not always converge (seed 000 §8.2): the index sets can
 // cycle, or k_max can be reached, and its best iterate may then be far from
 // the solution (chain_drop, a 250-link chain piling up on the ground:
@@ -97,47 +124,55 @@ static int bpp_with_restart(TsrSolver *s, const TsrMlcp *p, double *lambda, int8
 // direct solver (with its own fallbacks), warm-started from the best
 // iterate's index set; the better of the two is kept. Counted in
 // tsr_solver_fallbacks; TSR_SCHUR_NO_FALLBACK=1 disables it (to measure).
+//
+// A substructured solve can also break down (status < 0): an A_FF of a
+// subsystem that no factorisation takes, not even shifted (a singular
+// nonsymmetric or indefinite block: lcp_Pang_isolated_sol of the Siconos
+// collection, all free, is one), where block pivoting on the whole system
+// simply pivots away from that set. The direct solver then solves the step
+// from the caller's warm start (kept before the attempt: a failed attempt
+// leaves lambda and the sets half written), instead of the run ending. Out
+// of memory, it fails as well, and the step fails as before.
 static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, double *lambda,
                                int8_t *index_set, TsrSolveStats *stats) {
+  int m = p->m, kept = m > 0 && !s->no_fallback && !keep_room(s, m);
+  if (kept) keep(s, m, lambda, index_set);
   int rc = tsr_schur_solve(p, part, &s->params, lambda, index_set, stats, s->schur);
-  if (rc <= 0 || p->m == 0 || !p->symmetric || s->no_fallback) return rc;
-  double bmax = 0.0;
-  for (int i = 0; i < p->m; i++) bmax = tsr_maxd(bmax, fabs(p->b[i]));
-  if (stats->residual <= s->params.tolerance * fmax(1.0, bmax)) return rc;
-  if (p->m > s->cap_keep) {
-    double *l = realloc(s->keep_lambda, (size_t)p->m * sizeof *l);
-    if (l) s->keep_lambda = l;
-    int8_t *q = realloc(s->keep_set, (size_t)p->m);
-    if (q) s->keep_set = q;
-    if (!l || !q) return rc;
-    s->cap_keep = p->m;
+  if (rc < 0 && kept) {
+    restore(s, m, lambda, index_set);
+    TsrSolveStats sub = *stats, st = {0};
+    int drc = direct_fallback(s, p, lambda, index_set, &st);
+    if (s->trace)
+      fprintf(stderr, "fallback: schur failed (%d, k %d) -> direct rc %d residual %.3e, %d pivots\n", rc,
+              sub.coupling_iterations, drc, st.residual, st.iterations);
+    *stats = st;  // the direct solve's, with the partition the attempt had
+    stats->subsystems = sub.subsystems, stats->interface_rows = sub.interface_rows;
+    stats->coupling_iterations = sub.coupling_iterations;
+    return drc;
   }
-  memcpy(s->keep_lambda, lambda, (size_t)p->m * sizeof *lambda);
-  if (index_set) memcpy(s->keep_set, index_set, (size_t)p->m);
+  if (rc <= 0 || !kept) return rc;
+  double bmax = 0.0;
+  for (int i = 0; i < m; i++) bmax = tsr_maxd(bmax, fabs(p->b[i]));
+  if (stats->residual <= s->params.tolerance * fmax(1.0, bmax)) return rc;
+  keep(s, m, lambda, index_set);
   TsrSolveStats sub = *stats, st = {0};
-  s->fallbacks++;
   double t0 = tsr_now_seconds();
-  int drc = bpp_with_restart(s, p, lambda, index_set, &st);
-  s->fallback_seconds += tsr_now_seconds() - t0;
+  int drc = direct_fallback(s, p, lambda, index_set, &st);
   if (s->trace)
     fprintf(
         stderr,
         "fallback: schur residual %.3e (k %d) -> direct rc %d residual %.3e, %d pivots, %d factorisations, %.2f ms\n",
         sub.residual, sub.coupling_iterations, drc, st.residual, st.iterations, st.factorizations,
         1e3 * (tsr_now_seconds() - t0));
+  *stats = sub;  // keep the coupling statistics, add the direct solve's
+  stats->iterations += st.iterations;
+  stats->factorizations += st.factorizations;
   if (drc >= 0 && st.residual < sub.residual) {
-    *stats = sub;  // keep the coupling statistics, add the direct solve's
-    stats->iterations += st.iterations;
-    stats->factorizations += st.factorizations;
     stats->residual = st.residual;
     stats->converged = drc == 0;
     return drc;
   }
-  memcpy(lambda, s->keep_lambda, (size_t)p->m * sizeof *lambda);
-  if (index_set) memcpy(index_set, s->keep_set, (size_t)p->m);
-  *stats = sub;
-  stats->iterations += st.iterations;
-  stats->factorizations += st.factorizations;
+  restore(s, m, lambda, index_set);
   return rc;
 }
 

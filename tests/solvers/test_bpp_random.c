@@ -354,8 +354,70 @@ static void test_solver_interface(void) {
   ENSURE(s == NULL);
 }
 
+// Solves p cold with a new solver of the given type (the whole problem one
+// subsystem for the substructured ones) into l. Returns its rc.
+static int solve_with(TsrSolverType type, const TsrMlcp *p, double *l, TsrSolveStats *st) {
+  TsrSolverParams prm;
+  tsr_solver_default_params(type, &prm);
+  prm.warm_start = 0;
+  TsrSolver *s = tsr_solver_create(&prm, NULL, 0);
+  ENSURE(s != NULL);
+  int8_t set[8] = {0};
+  for (int i = 0; i < p->m; i++) l[i] = 0.0;
+  int rc = s ? tsr_solver_solve(s, p, NULL, l, set, st) : -100;
+  tsr_solver_free(&s);
+  return rc;
+}
+
+// Singular A_FF, small LCPs (w = A lambda + b, lambda >= 0) whose truth is
+// worked out by hand. Every pivoting solver, and every substructured one
+// with the whole problem as one subsystem:
+//   * reports a solution only where its residual is zero (to rounding): a
+//     shifted solve of a singular, inconsistent A_FF returned lambda of
+//     1 / delta = 2e10 as "solved" on (a) and (b);
+//   * (a) row 0 reads w_0 = -1 whatever lambda is: no solution, never
+//     reported solved;
+//   * (c) a consistent singular system: the unique solution (0, 2);
+//   * (d) a nonsymmetric A whose all-free block no factorisation takes, not
+//     even shifted (LU meets an exact zero pivot; the structure of Pang's
+//     example in the Siconos collection): direct-bpp pivots away from that
+//     set, and the substructured solvers, which failed (status -1) on their
+//     first Schur block, fall back to it.
+static void test_singular_sets(void) {
+  static const double Aa[4] = {0, 0, 1, 1}, ba[2] = {-1, -2};
+  static const double Ab[4] = {0, 1, 0, 0}, bb[2] = {-1, 0};
+  static const double Ac[4] = {0, 1, 0, 1}, bc[2] = {-1, -2};
+  static const double Ad[9] = {0, 2, -2, -1, 0, 0, -1, 0, 0}, bd[3] = {0, 1, 1};
+  const struct {
+    int m;
+    const double *A, *b;
+    int solvable;  // 1: must be solved
+  } cases[] = {{2, Aa, ba, 0}, {2, Ab, bb, 0}, {2, Ac, bc, 1}, {3, Ad, bd, 1}};
+  const TsrSolverType types[] = {TSR_SOLVER_DIRECT_BPP, TSR_SOLVER_SCHUR_BPP, TSR_SOLVER_SCHUR_PGS_SM, TSR_SOLVER_FBIC};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    TsrMlcp p;
+    tsr_mlcp_init(&p);
+    ENSURE(tsr_mlcp_from_dense(cases[c].m, cases[c].A, cases[c].b, NULL, NULL, &p) == 0);
+    for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+      const char *name = tsr_solver_type_name(types[t]);
+      double l[3];
+      TsrSolveStats st = {0};
+      int rc = solve_with(types[t], &p, l, &st);
+      double res = tsr_mlcp_residual(&p, l, NULL);
+      ENSURE_MSG(rc >= 0, "case %zu, %s: status %d", c, name, rc);
+      ENSURE_MSG((rc == 0) == (st.converged != 0), "case %zu, %s: status %d, converged %d", c, name, rc, st.converged);
+      if (rc == 0) ENSURE_MSG(res < 1e-12, "case %zu, %s: reported solved at residual %.3e", c, name, res);
+      if (cases[c].solvable) ENSURE_MSG(rc == 0, "case %zu, %s: status %d, residual %.3e", c, name, rc, res);
+      if (c == 0) ENSURE_MSG(rc != 0, "case 0 has no solution; %s reported one", name);
+      if (c == 2 && rc == 0) ENSURE(fabs(l[0]) < 1e-12 && fabs(l[1] - 2.0) < 1e-12);
+    }
+    tsr_mlcp_free(&p);
+  }
+}
+
 int main(void) {
   RUN_TEST(test_solver_interface);
+  RUN_TEST(test_singular_sets);
   RUN_TEST(test_bpp_dense_planted);
   RUN_TEST(test_bpp_sparse_planted);
   RUN_TEST(test_bpp_sparse_timing);

@@ -94,6 +94,12 @@ int main(void) {
   tsr_solver_default_params(TSR_SOLVER_DIRECT_BPP, &prm);
   prm.warm_start = 0;
   TsrSolver *solver = tsr_solver_create(&prm, NULL, 0);
+  TsrSolverParams sprm, fprm;
+  tsr_solver_default_params(TSR_SOLVER_SCHUR_BPP, &sprm);
+  tsr_solver_default_params(TSR_SOLVER_FBIC, &fprm);
+  sprm.warm_start = fprm.warm_start = 0;
+  TsrSolver *schur = tsr_solver_create(&sprm, NULL, 0), *fbic = tsr_solver_create(&fprm, NULL, 0);
+  ENSURE(solver && schur && fbic);
   int files = 0, read_ok = 0, attempted = 0, solved = 0, checked = 0, matched = 0, rejected = 0;
   double worst_solved = 0.0;
   printf("%-38s %5s %5s %9s %11s %11s %6s %s\n", "file", "n", "eq", "symmetric", "residual", "rel.resid", "pivots",
@@ -169,6 +175,22 @@ int main(void) {
         snprintf(note, sizeof note, ", known solution %s (%.1e)", ok ? "matched" : "MISSED", err_z);
         ENSURE_MSG(ok, "%s: max relative |z - z_known| = %.3e", names[k], err_z);
       }
+      // The substructured solvers, the whole problem one subsystem: a claim
+      // of a solution holds (FBIC claimed deltasigma's at relative residual
+      // 0.51), and what direct-bpp solves, schur-bpp solves (its fallback;
+      // it failed on lcp_Pang_isolated_sol's first Schur block).
+      for (int t = 0; t < 2; t++) {
+        TsrSolver *sub = t == 0 ? schur : fbic;
+        for (int i = 0; i < p.m; i++) lambda[i] = 0.0;
+        TsrSolveStats sst;
+        int rc2 = tsr_solver_solve(sub, &p, NULL, lambda, set, &sst);
+        double rel2 = tsr_mlcp_residual(&p, lambda, NULL) / fmax(1.0, sqrt(bn));
+        const char *nm = t == 0 ? "schur-bpp" : "fbic";
+        ENSURE_MSG(rc2 >= 0, "%s, %s: status %d", names[k], nm, rc2);
+        if (rc2 == 0) ENSURE_MSG(rel2 < 1e-6, "%s, %s: reported solved at relative residual %.3e", names[k], nm, rel2);
+        if (t == 0 && src == 0) ENSURE_MSG(rc2 == 0, "%s: direct-bpp solves it, schur-bpp: status %d", names[k], rc2);
+        if (rc2 == 0) snprintf(note + strlen(note), sizeof note - strlen(note), ", %s solved", nm);
+      }
       printf("%-38s %5d %5d %9s %11.3e %11.3e %6d %s%s\n", names[k], p.m, n_eq, p.symmetric ? "yes" : "no", res, rel,
              st.iterations, result, note);
       free(lambda);
@@ -184,6 +206,8 @@ int main(void) {
   ENSURE(files == 45 && rejected == 1 && read_ok == 44);
   // Per README: lcp_Pang_isolated_sol_perturbed has no solution; it must not be reported solved.
   tsr_solver_free(&solver);
+  tsr_solver_free(&schur);
+  tsr_solver_free(&fbic);
 
   // Format override and error messages.
   char path[2048], err[512];
