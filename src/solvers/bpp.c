@@ -67,9 +67,6 @@
 #define SINGLE_STEPS 5  // p of seed 000 §5.3
 #define POLISH_STEPS 10
 #define POLISH_FRACTION 0.01
-// Componentwise backward error above which a shifted solve of a singular
-// A_FF counts as no solution (solve_set).
-#define SINGULAR_BERR 1e-6
 
 struct TsrBpp {
   TsrChol *chol;
@@ -217,7 +214,7 @@ static inline void sub_free_column(const TsrMlcp *p, int j, double alpha, const 
 
 // Solves the index set in b->s: fills lambda (tight at bounds, free from
 // Eq. 27/28). Returns 0; 1 when A_FF is singular and Eq. 27 has no solution
-// (the shifted solve left a backward error above SINGULAR_BERR); < 0 when
+// (the shifted solve left a backward error above TSR_SINGULAR_BERR); < 0 when
 // A_FF cannot be factorised.
 static int solve_set(const TsrMlcp *p, double amax, double *lambda, TsrBpp *b, int *factorizations) {
   int m = p->m, nf = 0;
@@ -263,10 +260,10 @@ factored:
   // step normally; with the shift, until the residual stops falling. None
   // when x is already backward stable entry by entry (TSR_MLCP_REFINED_BERR):
   // the second solve was 8% of chain_wrap's direct-bpp step.
-  double r_prev = INFINITY, berr = 0.0;
+  double r_prev = INFINITY, berr = 0.0, r_inf = 0.0;
   for (int it = 0; it < (shifted ? 100 : 1); it++) {
     berr = tsr_mlcp_free_residual(p, F, nf, loc, b->x, rhs, b->r, b->sc);
-    double r_inf = 0.0;
+    r_inf = 0.0;
     for (int c = 0; c < nf; c++) r_inf = tsr_maxd(r_inf, fabs(b->r[c]));
     if (berr <= TSR_MLCP_REFINED_BERR || (shifted && !(r_inf < 0.5 * r_prev))) break;
     r_prev = r_inf;
@@ -278,7 +275,7 @@ factored:
   }
   for (int c = 0; c < nf; c++) lambda[b->F[c]] = b->x[c];
   // 1: A_FF singular and the rhs not in its range (see tsr_bpp_solve).
-  return shifted && !(berr <= SINGULAR_BERR);
+  return shifted && tsr_singular_no_solution(berr, r_inf, rhs, nf);
 }
 
 // Workspace for p's m rows (and max_pivots steps of history), and the

@@ -5,6 +5,7 @@
 #ifndef TSR_BPP_H
 #define TSR_BPP_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "linalg/chol.h"
@@ -36,6 +37,22 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
 // model's merged subsystem: 7.6e-8 N s, where direct-bpp reaches 2e-12); at
 // 1e-10 both polish to round-off (8.8e-16), for no measurable time.
 #define TSR_BPP_POLISH_ROW 1e-10
+
+// A singular A_FF is factorised with a shift delta and the solve refined
+// against A_FF (bpp.c solve_set, pgs_sm.c). A consistent system refines to
+// round-off. When the rhs is outside A_FF's range, Eq. 27 has no solution for
+// that set: x grows like 1 / delta along the null space and the residual r
+// stays of the size of the rhs's part outside the range. Either test tells:
+// a componentwise backward error above TSR_SINGULAR_BERR (a row of A_FF that
+// is zero), or |r|_inf above TSR_SINGULAR_BERR |rhs|_inf (the backward error
+// alone is fooled there: |A_FF| |x| ~ 1 / delta makes it small).
+#define TSR_SINGULAR_BERR 1e-6
+
+static inline int tsr_singular_no_solution(double berr, double r_inf, const double *rhs, int nf) {
+  double rhs_inf = 0.0;
+  for (int k = 0; k < nf; k++) rhs_inf = fmax(rhs_inf, fabs(rhs[k]));
+  return !(berr <= TSR_SINGULAR_BERR) || !(r_inf <= TSR_SINGULAR_BERR * rhs_inf);
+}
 
 // The largest residual of a row relative to its own scale
 // (tsr_mlcp_relative_residual) of what the last tsr_bpp_solve returned, when

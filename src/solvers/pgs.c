@@ -111,6 +111,12 @@ int tsr_pgs_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
       max_change = fmax(max_change, fabs(l - old));
       lam_inf = fmax(lam_inf, fabs(l));
     }
+    // A diverging iteration (A not positive semidefinite) reaches inf, and
+    // inf <= eps * inf held: lambda = inf was reported converged.
+    if (!isfinite(lam_inf)) {
+      k++;
+      break;
+    }
     if (max_change <= eps * lam_inf) {
       k++;
       stats->converged = 1;

@@ -111,7 +111,11 @@ static int subspace_solve(const TsrMlcp *p, double shift, double *lambda, int *f
     for (int k = 0; k < nf; k++) g->x[k] += g->r[k];
   }
   for (int k = 0; k < nf; k++) lambda[F[k]] = g->x[k];
-  return 0;
+  if (rc != 1) return 0;
+  // 1: A_FF singular and the free rows' equations without a solution (bpp.h).
+  double berr = tsr_mlcp_free_residual(p, F, nf, g->loc, g->x, g->rhs, g->r, g->scale), r_inf = 0.0;
+  for (int k = 0; k < nf; k++) r_inf = fmax(r_inf, fabs(g->r[k]));
+  return tsr_singular_no_solution(berr, r_inf, g->rhs, nf);
 }
 
 int tsr_pgs_sm_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambda, int8_t *index_set,
@@ -169,8 +173,11 @@ int tsr_pgs_sm_solve(const TsrMlcp *p, const TsrSolverParams *params, double *la
                 : lambda[i] >= p->hi[i]                       ? TSR_INDEX_UPPER
                                                               : TSR_INDEX_FREE;
     // 2. Subspace minimisation with projection.
+    int no_solution = 0;  // the last subspace solve's free rows have none (subspace_solve)
     for (int proj = 0; proj < MAX_PROJECTIONS; proj++) {
-      if (subspace_solve(p, shift, lambda, &factorizations, g)) return -1;
+      int src = subspace_solve(p, shift, lambda, &factorizations, g);
+      if (src < 0) return -1;
+      no_solution = src == 1;
       int moved = 0;
       for (int i = 0; i < m; i++) {
         if (g->s[i] != TSR_INDEX_FREE) continue;
@@ -184,7 +191,10 @@ int tsr_pgs_sm_solve(const TsrMlcp *p, const TsrSolverParams *params, double *la
     // 3. Feasibility of the tight rows, stagnation.
     tsr_mlcp_slack(p, lambda, g->w);
     double tol = eps * fmax(b_inf, DBL_MIN);
-    int bad = 0;
+    // A set whose free rows' equations have no solution is not one: the
+    // shifted solve's lambda_F grew like 1 / shift (a bilateral row reading
+    // 0 lambda + 0.9 = 0 was returned as solved with lambda = -1.9e11).
+    int bad = no_solution;
     for (int i = 0; i < m && !bad; i++) {
       if (g->s[i] == TSR_INDEX_FREE || p->lo[i] == p->hi[i]) continue;
       bad = g->s[i] == TSR_INDEX_LOWER ? g->w[i] < -tol : g->w[i] > tol;
