@@ -291,6 +291,37 @@ static cholmod_sparse aff_view(TsrChol *c, int nf) {
 // entry of L below CHOLMOD's own supernodal switch, 40: chains, trees,
 // subsystems), CHOLMOD's supernodal one otherwise (piles). TSR_CHOL_SPARSE =
 // ldl | cholmod forces a path (for benchmarks).
+// A sparse factor whose flops (sum over columns of nnz^2) reach this
+// fraction of a dense one's (nf^3 / 3) is computed densely instead, and so
+// is every later factor of that matrix and of matrices like it (like_filled):
+// dpotrf runs BLAS 3 without an ordering or a symbolic analysis, and the
+// dense factor follows the pivots' changes of F by row updates
+// (chol_dense.c), where the sparse paths order, analyse and factorise again.
+// S_Gamma of net_with_truck (700 rows, 10-20% nonzero, a factor nearly full)
+// was factorised by CHOLMOD, analysed anew at every pivot: its interface
+// solves took 5.6 ms a step, 2.3 with this (120 steps replayed, 2 threads;
+// schur-bpp 7.2 -> 4.1 ms a step, log_tower 7.4 -> 6.8, log_tower_256 14.9
+// -> 13.8; the chains' banded factors are far below it: a 60-row chain
+// subsystem's LDL^T is ~3% of a dense factorisation). 0.05 and 0.2 did as
+// well within the machine's noise.
+#define FILL_FRACTION 0.1
+
+// A matrix like the last one whose factor filled in: its order and its
+// number of nonzeros each within a quarter of that one's. S_Gamma's size and
+// pattern change every step as contacts come and go; ordering and analysing
+// it again only to learn that it fills in cost most of what the dense path
+// saved.
+static int like_filled(const TsrChol *c) {
+  double nnz = c->m > 0 ? (double)c->Ap[c->m] : 0.0;
+  return c->fill_m > 0 && fabs((double)(c->m - c->fill_m)) <= 0.25 * c->fill_m &&
+         fabs(nnz - c->fill_nnz) <= 0.25 * c->fill_nnz;
+}
+
+static int fills_in(int nf, const TsrChol *c) {
+  if (c->force_path || nf > TSR_CHOL_DENSE_LARGE) return 0;
+  return c->sym_flops >= FILL_FRACTION * (double)nf * (double)nf * (double)nf / 3.0;
+}
+
 static int analyse(const int *F, int nf, TsrChol *c) {
   if (c->sym_valid && c->sym_nf == nf && !memcmp(c->sym_F, F, (size_t)nf * sizeof *F)) return 0;
   c->sym_valid = 0;
@@ -320,6 +351,8 @@ static int analyse(const int *F, int nf, TsrChol *c) {
   ldl_symbolic(nf, c->ffp, c->ffi, c->Lp, c->Parent, c->Lnz, c->Flag, c->perm_F, c->Pinv);
   double flops = 0.0, lnz = (double)c->Lp[nf] + nf;
   for (int q = 0; q < nf; q++) flops += (double)c->Lnz[q] * (double)c->Lnz[q];
+  c->sym_flops = flops;
+  if (fills_in(nf, c)) return 2;  // before CHOLMOD's own analysis, which costs more than LDL's
   c->sym_ldl = c->force_path ? c->force_path == 1 : flops < 40.0 * lnz;
   if (c->sym_ldl) {
     if (tsr_grow((void **)&c->Li, &c->cap_li, c->Lp[nf] + 1, sizeof *c->Li) ||
@@ -344,7 +377,12 @@ static int analyse(const int *F, int nf, TsrChol *c) {
 static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
   if (check_pattern(c) || ensure_order(c)) return -1;
   if (build_AFF(F, nf, shift, c) < 0) return -1;
-  if (analyse(F, nf, c)) return -1;
+  int an = analyse(F, nf, c);
+  if (an < 0) return -1;
+  if (an == 2) {
+    c->fill_m = c->m, c->fill_nnz = c->Ap[c->m];
+    return tsr_chol_dense_llt(F, nf, shift, c);
+  }
   c->stats.factorizations++;
   if (c->sym_ldl) {
     int d = ldl_numeric(nf, c->ffp, c->ffi, c->ffx, c->Lp, c->Parent, c->Lnz, c->Li, c->Lx, c->Dd, c->Yw, c->Pattern,
@@ -400,8 +438,9 @@ int tsr_chol_factor_shifted(const int *F, int nf, double shift, TsrChol *c) {
     return 0;
   }
   if (c->symmetric) {
-    int rc = nf <= TSR_CHOL_DENSE_MAX || dense_enough(F, nf, c) ? tsr_chol_dense_llt(F, nf, shift, c)
-                                                                : factor_sparse(F, nf, shift, c);
+    int dense = nf <= TSR_CHOL_DENSE_MAX || (nf <= TSR_CHOL_DENSE_LARGE && !c->force_path && like_filled(c)) ||
+                dense_enough(F, nf, c);
+    int rc = dense ? tsr_chol_dense_llt(F, nf, shift, c) : factor_sparse(F, nf, shift, c);
     if (rc <= 0) return rc;
     // Not positive definite. Unshifted, that is a multibody A_FF made
     // singular by redundant rows without compliance: report it, and the

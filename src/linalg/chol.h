@@ -10,7 +10,10 @@
 //
 // Paths, chosen per factorisation:
 //   * symmetric A, |F| <= TSR_CHOL_DENSE_MAX, or A_FF at least a quarter
-//     full and |F| <= TSR_CHOL_DENSE_LARGE   : dense Cholesky (LAPACK dpotrf),
+//     full, or a sparse factor of it that would fill in (its flops a tenth
+//     of a dense one's or more: S_Gamma of a net; decided once for a matrix
+//     and the matrices like it, chol.c FILL_FRACTION), and |F| <=
+//     TSR_CHOL_DENSE_LARGE                    : dense Cholesky (LAPACK dpotrf),
 //     updated row by row while F changes by a few rows between calls on the
 //     same matrix (chol_dense.c);
 //   * symmetric A, larger F                  : sparse, with the fill-reducing

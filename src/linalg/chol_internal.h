@@ -54,6 +54,10 @@ struct TsrChol {
   int cap_ffp, cap_ffi, cap_ffx;
   int *sym_F;  // the free set the symbolic analysis is for
   int sym_nf, cap_sym_F, sym_valid, sym_ldl;
+  double sym_flops;  // of the analysed factor: sum over columns of nnz^2
+  // A matrix whose sparse factor filled in (factor_sparse): its order and
+  // nonzeros. Later matrices like it are factorised densely at once.
+  int fill_m, fill_nnz;
   // LDL^T path (Davis's LDL): up-looking, symbolic = etree + counts.
   int *Lp, *Parent, *Lnz, *Flag, *Pattern, *Li, *Pinv;
   double *Lx, *Dd, *Yw;
