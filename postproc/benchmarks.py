@@ -207,7 +207,7 @@ def speed(base, v):
     return "" if base is None or v is None or v <= 0 else " (%.1fx)" % (base / v)
 
 
-def table3(results, steps, slow_steps):
+def table3(results, steps, slow_steps, runs):
     head = ["scene", "direct-bpp", "pgs", "pgs-sm", "schur-bpp", "schur-pgs-sm", "fbic", "avg k", "% k_max",
             "median err direct / schur", "max joint err (m)", "fallbacks", "paper: BPP / PGS / Schur-BPP / Schur-PGS-SM / FBIC ms (avg k, % k_max)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
@@ -228,9 +228,9 @@ def table3(results, steps, slow_steps):
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("Mean MLCP solve time per step in ms (speedup over direct-bpp), %d steps from the start of each "
-                 "scene (pgs and fbic: %d); avg k and %% k_max of schur-bpp; max joint error of direct-bpp / "
+                 "scene (pgs and fbic: %d; the others: the quietest of %d runs, the one of lowest total time); avg k and %% k_max of schur-bpp; max joint error of direct-bpp / "
                  "schur-bpp; fallbacks: schur-bpp steps re-solved by the direct solver (residual above "
-                 "epsilon |b|). † the run stopped early (diverged)." % (steps, slow_steps))
+                 "epsilon |b|). † the run stopped early (diverged)." % (steps, slow_steps, runs))
     return lines
 
 
@@ -297,6 +297,8 @@ def main(argv=None):
     ap.add_argument("--no-table4", action="store_true")
     ap.add_argument("--no-scaling", action="store_true")
     ap.add_argument("--no-whole", action="store_true", help="skip the whole-run table")
+    ap.add_argument("--table3-runs", type=int, default=2,
+                    help="Table 3: runs of the fast solvers per scene; the one with the lowest total time is kept")
     ap.add_argument("--repeat", type=int, default=3,
                     help="whole runs: runs per scene and thread count; each solver's row is its median run")
     ap.add_argument("--shared-steps", type=int, default=600,
@@ -320,7 +322,14 @@ def main(argv=None):
     for scene, model in models.items():
         log("table 3: %s" % scene)
         fast = [s for s in SOLVERS if s not in SLOW]
-        rows = compare(a.tessera, model, fast, a.steps, a.threads)
+        # The quietest of a few runs: on this shared machine interference
+        # only adds time (a chain_wrap row once read 0.21 ms for schur-bpp
+        # where three runs right after read 0.14), and the runs solve the
+        # same steps, so the lowest total is the least disturbed; its solvers
+        # stay side by side.
+        runs = [compare(a.tessera, model, fast, a.steps, a.threads) for _ in range(max(1, a.table3_runs))]
+        runs = [r for r in runs if r] or [[]]
+        rows = min(runs, key=lambda rs: sum(r["mean_ms"] for r in rs if r["mean_ms"] is not None))
         rows += compare(a.tessera, model, [s for s in SOLVERS if s in SLOW], a.slow_steps, a.threads)
         order = {s: i for i, s in enumerate(SOLVERS)}
         results[scene] = sorted(rows, key=lambda r: order.get(r["solver"], 99))
@@ -433,7 +442,7 @@ def main(argv=None):
            "not comparable): %s." % (os.cpu_count() or 1, ", ".join("%.2f (%s)" % (c, w) for w, c in caps)),
            "", "Seed 000's numbers are from a 6-core i7, with their own implementation of the scenes; ours are "
            "rebuilt from what the papers give (examples/, SCENES.md).", ""]
-    out += ["## Table 3: solve time per step", ""] + table3(results, a.steps, a.slow_steps) + [""]
+    out += ["## Table 3: solve time per step", ""] + table3(results, a.steps, a.slow_steps, max(1, a.table3_runs)) + [""]
     out += ["## Table 2: partitioning and conditioning", ""] + table2(cond_rows, models) + [
         "", "cond(S_Gamma) = lambda_max / lambda_min of the interface matrix, averaged over the coupling "
         "iterations of the first %d steps (schur-bpp)." % min(a.steps, 30), ""]
