@@ -285,12 +285,6 @@ static cholmod_sparse aff_view(TsrChol *c, int nf) {
   return S;
 }
 
-// Symbolic analysis of A_FF for the induced AMD order, skipped when F is the
-// set analysed last (the pattern of A_FF depends on F only). Chooses the
-// path: LDL's up-looking factorisation when the factor is sparse (flops per
-// entry of L below CHOLMOD's own supernodal switch, 40: chains, trees,
-// subsystems), CHOLMOD's supernodal one otherwise (piles). TSR_CHOL_SPARSE =
-// ldl | cholmod forces a path (for benchmarks).
 // A sparse factor whose flops (sum over columns of nnz^2) reach this
 // fraction of a dense one's (nf^3 / 3) is computed densely instead, and so
 // is every later factor of that matrix and of matrices like it (like_filled):
@@ -306,15 +300,19 @@ static cholmod_sparse aff_view(TsrChol *c, int nf) {
 // well within the machine's noise.
 #define FILL_FRACTION 0.1
 
-// A matrix like the last one whose factor filled in: its order and its
-// number of nonzeros each within a quarter of that one's. S_Gamma's size and
-// pattern change every step as contacts come and go; ordering and analysing
-// it again only to learn that it fills in cost most of what the dense path
-// saved.
-static int like_filled(const TsrChol *c) {
-  double nnz = c->m > 0 ? (double)c->Ap[c->m] : 0.0;
-  return c->fill_m > 0 && fabs((double)(c->m - c->fill_m)) <= 0.25 * c->fill_m &&
-         fabs(nnz - c->fill_nnz) <= 0.25 * c->fill_nnz;
+// A free set of a matrix like the last one whose factor filled in: the
+// matrix's order and number of nonzeros, and the free set's size, each within
+// a quarter of that one's. S_Gamma's size and pattern change every step as
+// contacts come and go, and its free set by a few rows per pivot; ordering
+// and analysing it again only to learn that it fills in cost most of what
+// the dense path saved. (The free set's size too: a dense block of a large
+// sparse matrix fills in where the whole does not.) A like matrix whose
+// factor is analysed and does not fill in clears the memory (factor_sparse).
+static int like(int now, int then) { return fabs((double)(now - then)) <= 0.25 * (double)then; }
+
+static int like_filled(int nf, const TsrChol *c) {
+  return c->fill_m > 0 && like(c->m, c->fill_m) && like(c->m > 0 ? c->Ap[c->m] : 0, c->fill_nnz) &&
+         like(nf, c->fill_nf);
 }
 
 static int fills_in(int nf, const TsrChol *c) {
@@ -322,6 +320,13 @@ static int fills_in(int nf, const TsrChol *c) {
   return c->sym_flops >= FILL_FRACTION * (double)nf * (double)nf * (double)nf / 3.0;
 }
 
+// Symbolic analysis of A_FF for the induced AMD order, skipped when F is the
+// set analysed last (the pattern of A_FF depends on F only). Chooses the
+// path: LDL's up-looking factorisation when the factor is sparse (flops per
+// entry of L below CHOLMOD's own supernodal switch, 40: chains, trees,
+// subsystems), CHOLMOD's supernodal one otherwise (piles). TSR_CHOL_SPARSE =
+// ldl | cholmod forces a path (for benchmarks). Returns 0, 2 when the factor
+// fills in (fills_in: factorise densely; nothing is kept), < 0 on failure.
 static int analyse(const int *F, int nf, TsrChol *c) {
   if (c->sym_valid && c->sym_nf == nf && !memcmp(c->sym_F, F, (size_t)nf * sizeof *F)) return 0;
   c->sym_valid = 0;
@@ -352,7 +357,10 @@ static int analyse(const int *F, int nf, TsrChol *c) {
   double flops = 0.0, lnz = (double)c->Lp[nf] + nf;
   for (int q = 0; q < nf; q++) flops += (double)c->Lnz[q] * (double)c->Lnz[q];
   c->sym_flops = flops;
-  if (fills_in(nf, c)) return 2;  // before CHOLMOD's own analysis, which costs more than LDL's
+  if (fills_in(nf, c)) {  // before CHOLMOD's own analysis, which costs more than LDL's
+    c->stats.analyses++;
+    return 2;
+  }
   c->sym_ldl = c->force_path ? c->force_path == 1 : flops < 40.0 * lnz;
   if (c->sym_ldl) {
     if (tsr_grow((void **)&c->Li, &c->cap_li, c->Lp[nf] + 1, sizeof *c->Li) ||
@@ -380,9 +388,10 @@ static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
   int an = analyse(F, nf, c);
   if (an < 0) return -1;
   if (an == 2) {
-    c->fill_m = c->m, c->fill_nnz = c->Ap[c->m];
+    c->fill_m = c->m, c->fill_nnz = c->Ap[c->m], c->fill_nf = nf;
     return tsr_chol_dense_llt(F, nf, shift, c);
   }
+  c->fill_m = 0;  // analysed, and sparse: forget the last filled matrix
   c->stats.factorizations++;
   if (c->sym_ldl) {
     int d = ldl_numeric(nf, c->ffp, c->ffi, c->ffx, c->Lp, c->Parent, c->Lnz, c->Li, c->Lx, c->Dd, c->Yw, c->Pattern,
@@ -438,7 +447,7 @@ int tsr_chol_factor_shifted(const int *F, int nf, double shift, TsrChol *c) {
     return 0;
   }
   if (c->symmetric) {
-    int dense = nf <= TSR_CHOL_DENSE_MAX || (nf <= TSR_CHOL_DENSE_LARGE && !c->force_path && like_filled(c)) ||
+    int dense = nf <= TSR_CHOL_DENSE_MAX || (nf <= TSR_CHOL_DENSE_LARGE && !c->force_path && like_filled(nf, c)) ||
                 dense_enough(F, nf, c);
     int rc = dense ? tsr_chol_dense_llt(F, nf, shift, c) : factor_sparse(F, nf, shift, c);
     if (rc <= 0) return rc;

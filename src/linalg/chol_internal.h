@@ -57,7 +57,7 @@ struct TsrChol {
   double sym_flops;  // of the analysed factor: sum over columns of nnz^2
   // A matrix whose sparse factor filled in (factor_sparse): its order and
   // nonzeros. Later matrices like it are factorised densely at once.
-  int fill_m, fill_nnz;
+  int fill_m, fill_nnz, fill_nf;
   // LDL^T path (Davis's LDL): up-looking, symbolic = etree + counts.
   int *Lp, *Parent, *Lnz, *Flag, *Pattern, *Li, *Pinv;
   double *Lx, *Dd, *Yw;

@@ -362,7 +362,7 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
   if (!(w_scale > 0.0)) w_scale = lam_scale = DBL_MIN;
 
   double best_res = INFINITY, best_rho = INFINITY;  // best_rho: while polishing
-  int have_best = 0, converged = 0, steps = 0, factorizations = 0;
+  int have_best = 0, best_bogus = 0, converged = 0, steps = 0, factorizations = 0;
   int ninf_best = m + 1, tries = JP_TRIES, single_left = 0, murty = 0;
   int have_prev = 0, prev_next = -1;  // for recovery from singular A_FF
   int tried_all_lower = 0, polish = 0, polish_left = 0;
@@ -397,9 +397,14 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
     // row by row: tsr_mlcp_relative_residual); until then, of lowest Eq. 29
     // residual.
     double rho = polish ? tsr_mlcp_relative_residual(p, lambda, b->w, b->sc, b->rr) : 0.0;
-    if (polish ? rho < best_rho : !have_best || res < best_res) {
+    int better = polish ? rho < best_rho : !have_best || res < best_res;
+    // The iterate of a set without a solution (rc == 1, solve_set), whose
+    // lambda_F grew like 1 / delta, is kept only while there is no other.
+    if (have_best && best_bogus != (rc == 1)) better = best_bogus;
+    if (better) {
       best_res = isnan(res) ? INFINITY : res;
       best_rho = rho;
+      best_bogus = rc == 1;
       memcpy(b->best_lambda, lambda, (size_t)m * sizeof *lambda);
       memcpy(b->best_s, s, (size_t)m);
       have_best = 1;
@@ -430,15 +435,16 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
       // Feasible, but the free rows' equations do not hold: A_FF is singular
       // and its rhs outside its range, so the shifted solve's lambda_F grew
       // like 1 / delta towards an infinite bound, with w_F of the size of
-      // the rhs (A = [0 1; 0 1], b = (-1, -2), set {free, lower}: lambda =
-      // (2e10, 0), w = (-1, 2e10), which was returned as solved). No
+      // the rhs (A with rows (0 0) and (1 1), b = (-1, -2), set {free,
+      // lower}: lambda = (2e10, 0), w = (-1, 2e10), which was returned as
+      // solved). No
       // solution has this set: go on as for a set that cannot be factorised.
       // Only here: such a set met on the way, infeasible, is pivoted away
       // from as before (lcp_Pang_isolated_sol's path to its solution passes
       // through one). A consistent singular system (redundant rows without
       // compliance: a door on two coaxial hinges) refines to a backward
       // error near round-off and is not affected.
-      rc = -3;
+      rc = -1;  // as when A_FF cannot be factorised
       goto singular;
     }
     if (ninf == 0 && !converged) {

@@ -19,6 +19,7 @@
 #include "solvers/stop.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,17 @@ void tsr_fbic_free(TsrFbic **pf) {
 
 const TsrSchurTimes *tsr_fbic_times(const TsrFbic *f) { return &f->ss.times; }
 
+// FNV-1a over the bits of every subsystem's impulses: whether an iteration
+// left them exactly as they were.
+static uint64_t sub_lambda_hash(const TsrSubstructure *ss) {
+  uint64_t h = 1469598103934665603ULL;
+  for (int i = 0; i < ss->n_sub; i++) {
+    const unsigned char *q = (const unsigned char *)ss->sub[i].lambda;
+    for (size_t k = 0; k < (size_t)ss->sub[i].n * sizeof(double); k++) h = (h ^ q[k]) * 1099511628211ULL;
+  }
+  return h;
+}
+
 int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
                    int8_t *index_set, TsrSolveStats *stats, TsrFbic *f) {
   TsrSubstructure *ss = &f->ss;
@@ -78,6 +90,7 @@ int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverPa
     k++;
     double ta = tsr_substructure_now();
     for (int i = 0; i < N; i++) memcpy(ss->sub[i].prev_set, ss->sub[i].set, (size_t)ss->sub[i].n);
+    uint64_t lam_before = sub_lambda_hash(ss);
     if (tsr_substructure_solve_subsystems(params, ss)) return -1;
     double tb = tsr_substructure_now();
     int same = 1, solved = 1;
@@ -109,8 +122,9 @@ int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverPa
     ss->times.iface += tc - tb;
     if (solved && (ng == 0 || (k > 1 && same && dmax <= eps * lmax))) converged = 1;
     // A BPP failed, and the next iteration would start from exactly what this
-    // one did (same sets, same lambda_Gamma): it would fail the same way.
-    if (!converged && !solved && same && dmax == 0.0) break;
+    // one did (the same sets, lambda_Gamma and subsystem impulses, from which
+    // the restarts' projected Newton starts): it would fail the same way.
+    if (!converged && !solved && same && dmax == 0.0 && sub_lambda_hash(ss) == lam_before) break;
   }
   tsr_substructure_gather(ss, lambda, index_set);
   ss->times.solves++;

@@ -145,9 +145,10 @@ static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartitio
     if (s->trace)
       fprintf(stderr, "fallback: schur failed (%d, k %d) -> direct rc %d residual %.3e, %d pivots\n", rc,
               sub.coupling_iterations, drc, st.residual, st.iterations);
-    *stats = st;  // the direct solve's, with the partition the attempt had
+    *stats = st;  // the direct solve's, with the attempt's partition and work
     stats->subsystems = sub.subsystems, stats->interface_rows = sub.interface_rows;
     stats->coupling_iterations = sub.coupling_iterations;
+    stats->iterations += sub.iterations, stats->factorizations += sub.factorizations;
     return drc;
   }
   if (rc <= 0 || !kept) return rc;

@@ -378,8 +378,9 @@ static int solve_with(TsrSolverType type, const TsrMlcp *p, double *l, TsrSolveS
 //     solution. The shifted solve of the singular A_FF of set {free, lower}
 //     returned lambda_0 = 1 / delta = 2e10 as solved (BPP; FBIC then claimed
 //     convergence with no interface whatever its subsystem's BPP said);
-//   * (b) lambda >= 0, degenerate, with a solution BPP does not find (its
-//     sets' singular blocks): not solved, and not claimed;
+//   * (b) lambda >= 0, degenerate (lambda = (0, 1) and others solve it); the
+//     pivoting solvers do not find a solution through their sets' singular
+//     blocks, and must not claim the iterate they return;
 //   * (c) lambda >= 0, consistent singular: the unique solution (0, 2);
 //   * (d) lambda >= 0, nonsymmetric, whose all-free block no factorisation
 //     takes, not even shifted (LU meets an exact zero pivot; the structure of
