@@ -47,6 +47,10 @@
 // converged, and the run took 7.2 ms per step instead of 10.3 and 9.5).
 #define PN_BUDGET 8
 
+// Rounds of block pivoting continued from the best iterate (stage 3 of
+// tsr_bpp_retry_solve), kappa_iter pivots each.
+#define CONTINUE_ROUNDS 8
+
 struct TsrBppRetry {
   TsrPn *pn;
   TsrPgs *pgs;
@@ -316,7 +320,31 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   keep_if_better(r, p, rc1, &cst, lambda, index_set, &first);
   // 2. PGS from zero; projected Newton from its solution; BPP seeded from
   // where that ends, with four times the budget.
-  if (pgs_from_zero(r, p, params, lambda) < 0) goto keep_first;
+  if (pgs_from_zero(r, p, params, lambda) < 0) {
+    // 3. No projected Gauss-Seidel (a zero or negative diagonal: the
+    // equality rows of the Siconos MLCPs) and no projected Newton (not
+    // symmetric): block pivoting again from the best iterate's index set, a
+    // fresh pivoting history each time, while that improves the residual.
+    // The Siconos deltasigma MLCPs (221 rows, nonsymmetric) were left at
+    // relative residual 0.5 by the stages above; the substructured solvers,
+    // whose coupling iterations do this, solved them.
+    for (int round = 0; round < CONTINUE_ROUNDS && index_set; round++) {
+      memcpy(lambda, r->best_lambda, (size_t)m * sizeof *lambda);
+      memcpy(index_set, r->best_set, (size_t)m);
+      TsrSolverParams wp = *params;
+      wp.warm_start = 1;
+      TsrSolveStats wst = {0};
+      int rc3 = tsr_bpp_solve(p, &wp, lambda, index_set, &wst, bpp);
+      if (stage_solved(rc3, &wst, &spent, &facts, stats)) {
+        rc = 0;
+        stage = "continued BPP";
+        goto done;
+      }
+      if (rc3 < 0 || !(wst.residual < first.residual)) break;
+      keep_if_better(r, p, rc3, &wst, lambda, index_set, &first);
+    }
+    goto keep_first;
+  }
   if (p->symmetric && r->pn && pn_stage(r, p, params, lambda, index_set, &spent, &facts, stats, &first) == 0) {
     rc = 0;
     stage = "projected Newton from PGS";

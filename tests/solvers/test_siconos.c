@@ -2,9 +2,9 @@
 // Every LCP, MLCP and Relay problem of the Siconos collection
 // ($TSR_SHARED/external/siconos, README there): the reader gets the sizes
 // right, direct-bpp solves the problems with a known unique solution to 1e-6
-// (the README's values are printed with 6 digits), and a table of all
-// results is printed. Problems without a solution, or nonsymmetric LCPs that
-// are not P-matrices, may defeat BPP: they are reported, not hidden.
+// (the README's values are printed with 6 digits) and every other problem
+// but two (one without a solution, one that defeats every solver here: see
+// the loop), and a table of all results is printed.
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -158,6 +158,13 @@ int main(void) {
       for (int i = 0; i < p.m; i++) bn += p.b[i] * p.b[i];
       double rel = res / fmax(1.0, sqrt(bn));
       const char *result = src == 0 ? "solved" : src > 0 ? "NOT converged" : "FAILED";
+      // Every problem but two: lcp_Pang_isolated_sol_perturbed has no
+      // solution (README), and lcp_tobenna (nonsymmetric, zero diagonals)
+      // defeats every solver here (Siconos solves it with its own pivoting
+      // method, README). The deltasigma MLCPs need the continued block
+      // pivoting of bpp_retry.c's last stage.
+      int hopeless = !strcmp(names[k], "lcp_Pang_isolated_sol_perturbed.dat") || !strcmp(names[k], "lcp_tobenna.dat");
+      if (!hopeless) ENSURE_MSG(src == 0, "%s: direct-bpp: status %d, relative residual %.3e", names[k], src, rel);
       if (src == 0) {
         solved++;
         worst_solved = fmax(worst_solved, rel);
