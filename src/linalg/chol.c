@@ -310,14 +310,16 @@ static cholmod_sparse aff_view(TsrChol *c, int nf) {
 // factor is analysed and does not fill in clears the memory (factor_sparse).
 static int like(int now, int then) { return fabs((double)(now - then)) <= 0.25 * (double)then; }
 
+// The dense path may be taken for nf rows (the limits of both rules).
+static int dense_allowed(int nf, const TsrChol *c) { return !c->force_path && nf <= TSR_CHOL_DENSE_LARGE; }
+
 static int like_filled(int nf, const TsrChol *c) {
-  return c->fill_m > 0 && like(c->m, c->fill_m) && like(c->m > 0 ? c->Ap[c->m] : 0, c->fill_nnz) &&
-         like(nf, c->fill_nf);
+  return dense_allowed(nf, c) && c->fill_m > 0 && like(c->m, c->fill_m) &&
+         like(c->m > 0 ? c->Ap[c->m] : 0, c->fill_nnz) && like(nf, c->fill_nf);
 }
 
 static int fills_in(int nf, const TsrChol *c) {
-  if (c->force_path || nf > TSR_CHOL_DENSE_LARGE) return 0;
-  return c->sym_flops >= FILL_FRACTION * (double)nf * (double)nf * (double)nf / 3.0;
+  return dense_allowed(nf, c) && c->sym_flops >= FILL_FRACTION * (double)nf * (double)nf * (double)nf / 3.0;
 }
 
 // Symbolic analysis of A_FF for the induced AMD order, skipped when F is the
@@ -447,8 +449,7 @@ int tsr_chol_factor_shifted(const int *F, int nf, double shift, TsrChol *c) {
     return 0;
   }
   if (c->symmetric) {
-    int dense = nf <= TSR_CHOL_DENSE_MAX || (nf <= TSR_CHOL_DENSE_LARGE && !c->force_path && like_filled(nf, c)) ||
-                dense_enough(F, nf, c);
+    int dense = nf <= TSR_CHOL_DENSE_MAX || like_filled(nf, c) || dense_enough(F, nf, c);
     int rc = dense ? tsr_chol_dense_llt(F, nf, shift, c) : factor_sparse(F, nf, shift, c);
     if (rc <= 0) return rc;
     // Not positive definite. Unshifted, that is a multibody A_FF made

@@ -117,6 +117,17 @@ static int pn_stage(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *par
   return prc;
 }
 
+// BPP from the caller's index set (warm) or all-free, max_pivots pivots, its
+// statistics into st.
+static int bpp_with(const TsrMlcp *p, const TsrSolverParams *params, int warm, int max_pivots, double *lambda,
+                    int8_t *index_set, TsrSolveStats *st, TsrBpp *bpp) {
+  TsrSolverParams bp = *params;
+  bp.warm_start = warm;
+  bp.max_pivots = max_pivots;
+  *st = (TsrSolveStats){0};
+  return tsr_bpp_solve(p, &bp, lambda, index_set, st, bpp);
+}
+
 // BPP warm-started from the index set (Eq. 12, tolerance eta) of an
 // approximate solution in lambda. Without a caller's index set, best_set
 // (unused then) is the scratch.
@@ -124,10 +135,7 @@ static int bpp_from_iterate(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverPar
                             double *lambda, int8_t *index_set, TsrSolveStats *st, TsrBpp *bpp) {
   int8_t *seed = index_set ? index_set : r->best_set;
   tsr_mlcp_index_set(p, lambda, params->index_tolerance, seed);
-  TsrSolverParams bp = *params;
-  bp.warm_start = 1;
-  bp.max_pivots = max_pivots;
-  return tsr_bpp_solve(p, &bp, lambda, seed, st, bpp);
+  return bpp_with(p, params, 1, max_pivots, lambda, seed, st, bpp);
 }
 
 // Pivots of the exact pass after projected Newton (polish).
@@ -307,11 +315,8 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   }
   if (!r->pgs && !(r->pgs = tsr_pgs_create())) goto keep_first;
   // 1. From all-free with twice the budget.
-  TsrSolverParams cp = *params;
-  cp.warm_start = 0;
-  cp.max_pivots = 2 * params->max_pivots;
-  TsrSolveStats cst = {0};
-  int rc1 = tsr_bpp_solve(p, &cp, lambda, index_set, &cst, bpp);
+  TsrSolveStats cst;
+  int rc1 = bpp_with(p, params, 0, 2 * params->max_pivots, lambda, index_set, &cst, bpp);
   if (stage_solved(rc1, &cst, &spent, &facts, stats)) {
     rc = 0;
     stage = "all-free BPP";
@@ -331,10 +336,8 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
     for (int round = 0; round < CONTINUE_ROUNDS && index_set; round++) {
       memcpy(lambda, r->best_lambda, (size_t)m * sizeof *lambda);
       memcpy(index_set, r->best_set, (size_t)m);
-      TsrSolverParams wp = *params;
-      wp.warm_start = 1;
-      TsrSolveStats wst = {0};
-      int rc3 = tsr_bpp_solve(p, &wp, lambda, index_set, &wst, bpp);
+      TsrSolveStats wst;
+      int rc3 = bpp_with(p, params, 1, params->max_pivots, lambda, index_set, &wst, bpp);
       if (stage_solved(rc3, &wst, &spent, &facts, stats)) {
         rc = 0;
         stage = "continued BPP";
