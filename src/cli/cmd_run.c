@@ -156,9 +156,15 @@ int tsr_cmd_run(int argc, char **argv) {
     status = 1;
   }
   double t_start = tsr_now_seconds(), t_progress = 0, t_log = t_start;
+  long unconverged = 0;  // steps whose solver did not meet its stop (/stats/converged = 0)
+  double worst_error = 0.0;
   while (!status && world.step < steps && !tsr_stop_requested()) {
     int s = tsr_world_step(&world);
     if (tsr_stop_requested()) break;  // its solve was cut short: the step is not written
+    if (!world.stats.converged) {
+      unconverged++;
+      if (!(world.stats.mlcp_error <= worst_error)) worst_error = world.stats.mlcp_error;
+    }
     if (tsr_run_writer_step(writer, &world.stats)) {
       tsr_cli_error("cannot write step statistics: %s", tsr_run_writer_error(writer));
       status = 1;
@@ -218,6 +224,12 @@ int tsr_cmd_run(int argc, char **argv) {
   if (complete && !o.quiet)
     fprintf(stderr, "%s: %ld steps in %.2f s wall -> %s\n", model.name, world.step, tsr_now_seconds() - t_start,
             o.output);
+  // Said even with -q: a batch job's log should show steps not solved.
+  if (unconverged > 0)
+    fprintf(stderr,
+            "%s: warning: %ld of %ld steps did not converge (largest MLCP error %.3g); /stats/converged marks "
+            "them\n",
+            model.path, unconverged, world.step, worst_error);
   tsr_world_free(&world);
   tsr_model_free(&model);
   tsr_run_options_free(&o);

@@ -295,6 +295,26 @@ double tsr_mlcp_relative_residual_of(const TsrMlcp *p, const double *lambda, dou
   return tsr_mlcp_relative_residual(p, lambda, w, sigma, NULL);
 }
 
+double tsr_mlcp_data_residual(const TsrMlcp *p, const double *lambda, double *w, double *t) {
+  int m = p->m;
+  tsr_mlcp_slack(p, lambda, w);
+  for (int i = 0; i < m; i++) t[i] = fabs(p->b[i]);
+  for (int j = 0; j < m; j++) {  // the tight impulses are data: their bounds
+    double l = lambda[j];
+    if (l == 0.0 || !((l == p->lo[j] || l == p->hi[j]) && isfinite(l))) continue;
+    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) t[p->Ai[q]] += fabs(p->Ax[q] * l);
+  }
+  double rmax = 0.0, s = 0.0;
+  for (int i = 0; i < m; i++) {
+    double r = tsr_mlcp_row_residual(lambda[i], w[i], p->lo[i], p->hi[i]);
+    if (!isfinite(r)) return INFINITY;  // fmax would drop a NaN
+    rmax = fmax(rmax, r);
+    s = fmax(s, t[i]);
+  }
+  if (rmax == 0.0) return 0.0;
+  return s > 0.0 ? rmax / s : INFINITY;
+}
+
 void tsr_mlcp_slack(const TsrMlcp *p, const double *lambda, double *w) {
   tsr_mlcp_matvec(p, lambda, w);
   for (int i = 0; i < p->m; i++) w[i] += p->b[i];

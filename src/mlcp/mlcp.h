@@ -145,6 +145,17 @@ void tsr_mlcp_matvec(const TsrMlcp *p, const double *x, double *y);
 #define TSR_MLCP_ROW_NOISE 1e-10
 double tsr_mlcp_relative_residual(const TsrMlcp *p, const double *lambda, const double *w, double *sigma, double *rho);
 
+// Eq. 29 relative to the scale of the problem's data: max_i r_i / s with
+//   s = max_i (|b_i| + sum_{j at a finite bound} |A_ij lambda_j|),
+// the right-hand side of the free rows' equations A_FF lambda_F = -(b_F +
+// A_FT lambda_T) and of the tight rows' slacks. Unlike the row scales above
+// it leaves out the free impulses, so it sees an iterate that ran off along
+// a direction A does not feel (A d = 0 with b outside A's range: no
+// solution exists), where every row is small beside |A||lambda| but wrong
+// by a large part of b. 0 when r = 0; infinite when s = 0 < max_i r_i.
+// w [m] receives A lambda + b; t [m] is scratch.
+double tsr_mlcp_data_residual(const TsrMlcp *p, const double *lambda, double *w, double *t);
+
 // The same for lambda alone: w [m] receives A lambda + b first.
 double tsr_mlcp_relative_residual_of(const TsrMlcp *p, const double *lambda, double *w, double *sigma);
 

@@ -77,6 +77,30 @@ with tempfile.TemporaryDirectory() as tmp:
         check(float(f["/frames/time"][-1]) == 30 / 60.0 or abs(f["/frames/time"][-1] - 0.5) < 1e-12, "last frame at t = 0.5 s")
         check(f["/stats/mlcp_error"][:].max() < 1e-8, "direct-bpp MLCP error below 1e-8 on every step")
 
+    check("did not converge" not in err, "no convergence warning when every step converged (%s)" % err.strip())
+
+    # Two distance joints of different lengths between the same bodies,
+    # without compliance: no impulses solve these steps. The run completes,
+    # every step says converged = 0, and the log says so even with --quiet.
+    fight = os.path.join(tmp, "fight.yaml")
+    with open(fight, "w") as f:
+        f.write("""format: tessera-model/1
+name: fight
+settings: {step: 0.01, duration: 0.05}
+bodies:
+  - {name: ball, mass: 1.0, shape: {type: sphere, radius: 0.05}, position: [0, 0, -1]}
+joints:
+  - {name: a, type: distance, bodies: [world, ball], anchors: [[0, 0, 0], [0, 0, -1]], length: 1.0, compliance: 0}
+  - {name: b, type: distance, bodies: [world, ball], anchors: [[0, 0, 0], [0, 0, -1]], length: 1.1, compliance: 0}
+""")
+    fout = os.path.join(tmp, "fight.h5")
+    rc, _, err = run("run", fight, "-o", fout, "--quiet")
+    check(rc == 0 and "warning: 5 of 5 steps did not converge" in err,
+          "a model with no solution runs, and its log counts the steps not converged (%d: %s)" % (rc, err.strip()))
+    with h5py.File(fout, "r") as f:
+        check(f["/stats/converged"].shape[0] == 5 and not f["/stats/converged"][:].any(),
+              "/stats/converged is 0 on every step of a model with no solution")
+
     rc, _, err = run("run", pend, "-o", out, "--steps", "5", "--quiet")
     check(rc == 2 and "exists" in err, "an existing output is not overwritten without --overwrite")
     rc, _, err = run("run", pend, "-o", out, "--steps", "10", "--every", "5", "--overwrite", "--quiet",

@@ -55,7 +55,59 @@ static void test_static_stretch(void) {
       }
 }
 
+// Two distance joints between the world and the weight along the same line,
+// of rest lengths L1 < L2: compliant, they act as two springs that fight, and
+// at rest (L - L1) / eps + (L - L2) / eps = m g puts the weight at L =
+// (L1 + L2) / 2 + eps m g / 2, every step solved. Without compliance they
+// ask for two lengths at once, A = J M^-1 J^T is singular with b outside its
+// range, and no impulses solve the MLCP: no exact solver may report a step
+// converged (solver.c, SOLVED_AT_DATA; before it, direct-bpp, schur-bpp and
+// fbic reported every step solved with impulses of 1e12 N s).
+static void fighting_springs(const char *solver, double eps, int steps, double *length, int *converged) {
+  char yaml[2048];
+  snprintf(yaml, sizeof yaml,
+           "format: tessera-model/1\n"
+           "name: fighting_springs\n"
+           "settings: {step: 0.01, duration: %.17g, solver: {type: %s}}\n"
+           "bodies:\n"
+           "  - {name: weight, mass: 10.0, shape: {type: sphere, radius: 0.1}, position: [0, 0, -0.5]}\n"
+           "joints:\n"
+           "  - {name: short, type: distance, bodies: [world, weight], anchors: [[0, 0, 0], [0, 0, -0.5]],\n"
+           "     length: 0.5, compliance: %.17g}\n"
+           "  - {name: long, type: distance, bodies: [world, weight], anchors: [[0, 0, 0], [0, 0, -0.5]],\n"
+           "     length: 0.6, compliance: %.17g}\n",
+           0.01 * steps, solver, eps, eps);
+  TsrModel m;
+  TsrWorld w;
+  tsr_test_world(yaml, NULL, 0, &m, &w);
+  *converged = 0;
+  while (w.step < m.settings.steps) {
+    ENSURE(tsr_world_step(&w) == 0);
+    *converged += w.solve_stats.converged != 0;
+  }
+  *length = -w.bodies.x[0].z;
+  tsr_test_world_free(&m, &w);
+}
+
+static void test_fighting_springs(void) {
+  const char *solvers[] = {"direct-bpp", "pgs-sm", "schur-bpp", "schur-pgs-sm", "fbic"};
+  const double F = 10.0 * 9.81, eps = 1e-7, rest = 0.55 + 0.5 * eps * F;
+  for (int k = 0; k < 5; k++) {
+    double length;
+    int conv;
+    fighting_springs(solvers[k], eps, 600, &length, &conv);
+    fprintf(stderr, "%-12s eps %.0e: length %.12f m, expected %.12f m, %d of 600 steps converged\n", solvers[k], eps,
+            length, rest, conv);
+    ENSURE_MSG(conv == 600, "%s: %d of 600 steps converged", solvers[k], conv);
+    ENSURE_MSG(fabs(length - rest) < 1e-3 * 0.5 * eps * F, "%s: length %.12f", solvers[k], length);
+    fighting_springs(solvers[k], 0.0, 20, &length, &conv);
+    fprintf(stderr, "%-12s eps 0: %d of 20 steps converged\n", solvers[k], conv);
+    ENSURE_MSG(conv == 0, "%s reported %d of 20 steps solved; no solution exists", solvers[k], conv);
+  }
+}
+
 int main(void) {
   RUN_TEST(test_static_stretch);
+  RUN_TEST(test_fighting_springs);
   return TSR_TEST_RESULT();
 }
