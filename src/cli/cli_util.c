@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "contact/contact.h"
 #include "sim/world.h"
+#include "util/clock.h"
 
 void tsr_cli_error(const char *fmt, ...) {
   va_list ap;
@@ -53,4 +55,31 @@ void tsr_cli_world_notice(const TsrModel *m, TsrWorld *w) {
 const char *tsr_cli_step_failure(const TsrWorld *w, int status) {
   if (status == 1) return w->error[0] ? w->error : "solver error";
   return "non-finite state";
+}
+
+// Seconds between two lines of a batch job's log.
+#define LOG_EVERY 60.0
+
+void tsr_cli_progress_start(TsrCliProgress *p, int quiet) {
+  p->quiet = quiet;
+  p->tty = isatty(STDERR_FILENO);
+  p->shown = 0;
+  p->t_start = p->t_last = tsr_now_seconds();
+}
+
+void tsr_cli_progress(TsrCliProgress *p, const char *what, long step, long steps) {
+  if (p->quiet) return;
+  if (p->tty) {
+    if (step % 100 == 0) fprintf(stderr, "\r%s: step %ld/%ld   ", what, step, steps), p->shown = 1;
+    return;
+  }
+  double now = tsr_now_seconds();
+  if (now - p->t_last < LOG_EVERY) return;
+  p->t_last = now;
+  fprintf(stderr, "%s: step %ld/%ld, %.1f s elapsed\n", what, step, steps, now - p->t_start);
+}
+
+void tsr_cli_progress_end(TsrCliProgress *p) {
+  if (p->shown) fprintf(stderr, "\r%-60s\r", "");
+  p->shown = 0;
 }

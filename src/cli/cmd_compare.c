@@ -134,6 +134,8 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
   double sum_ms = 0, sum_k = 0, part = 0;
   long at_kmax = 0, conv = 0, n = 0;
   row->substructured = tsr_solver_substructured((TsrSolverType)t);
+  TsrCliProgress progress;
+  tsr_cli_progress_start(&progress, o->quiet);
   while (w.step < steps) {
     int s = tsr_world_step(&w);
     const TsrStepStats *st = &w.stats;
@@ -161,9 +163,9 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
       status = 1;
       break;
     }
-    if (!o->quiet && n % 100 == 0) fprintf(stderr, "\r%s: step %ld/%ld   ", solver, n, steps);
+    tsr_cli_progress(&progress, solver, n, steps);
   }
-  if (!o->quiet) fprintf(stderr, "\r%-60s\r", "");
+  tsr_cli_progress_end(&progress);
   row->steps = n;
   row->mean_ms = n ? sum_ms / (double)n : NAN;
   row->mean_k = n ? sum_k / (double)n : NAN;

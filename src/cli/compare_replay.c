@@ -244,6 +244,10 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
   if (!status) {
     w.solve_hook = hook;
     w.solve_hook_ctx = &r;
+    TsrCliProgress progress;
+    tsr_cli_progress_start(&progress, o->quiet);
+    char what[64];
+    snprintf(what, sizeof what, "replay of %s", ref);
     while (w.step < steps) {
       int s = tsr_world_step(&w);
       if (r.failed) {
@@ -261,9 +265,9 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
         status = 1;
         break;
       }
-      if (!o->quiet && w.step % 100 == 0) fprintf(stderr, "\rreplay of %s: step %ld/%ld   ", ref, w.step, steps);
+      tsr_cli_progress(&progress, what, w.step, steps);
     }
-    if (!o->quiet) fprintf(stderr, "\r%-60s\r", "");
+    tsr_cli_progress_end(&progress);
   }
   if (status == -1) tsr_cli_error("compare --replay: out of memory");
   if (status == 0 || status == 1) {

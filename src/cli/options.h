@@ -60,6 +60,17 @@ struct TsrWorld;
 void tsr_cli_world_notice(const TsrModel *m, struct TsrWorld *w);
 const char *tsr_cli_step_failure(const struct TsrWorld *w, int status);
 
+// Progress of a loop over steps on stderr: on a terminal one line rewritten
+// in place (every 100 steps); in a batch job's log (stderr not a terminal) a
+// whole line every 60 s, so that the log holds no carriage returns.
+typedef struct {
+  int quiet, tty, shown;
+  double t_start, t_last;
+} TsrCliProgress;
+void tsr_cli_progress_start(TsrCliProgress *p, int quiet);
+void tsr_cli_progress(TsrCliProgress *p, const char *what, long step, long steps);
+void tsr_cli_progress_end(TsrCliProgress *p);
+
 // OpenMP thread count (0 = every core) and single-threaded BLAS.
 void tsr_cli_apply_threads(int threads);
 

@@ -101,6 +101,13 @@ joints:
         check(f["/stats/converged"].shape[0] == 5 and not f["/stats/converged"][:].any(),
               "/stats/converged is 0 on every step of a model with no solution")
 
+    # A batch job's log (stderr not a terminal) gets whole lines, no
+    # carriage-return progress.
+    rc, _, err = run("compare", pend, "--solvers", "direct-bpp", "--steps", "250")
+    rc2, _, err2 = run("compare", pend, "--solvers", "direct-bpp", "--steps", "250", "--replay", "direct-bpp")
+    check(rc == 0 and rc2 == 0 and "\r" not in err + err2,
+          "compare writes no carriage returns to a log (%r)" % (err + err2)[:120])
+
     rc, _, err = run("run", pend, "-o", out, "--steps", "5", "--quiet")
     check(rc == 2 and "exists" in err, "an existing output is not overwritten without --overwrite")
     rc, _, err = run("run", pend, "-o", out, "--steps", "10", "--every", "5", "--overwrite", "--quiet",
