@@ -47,13 +47,31 @@ static const char run_usage[] =
     "Exit status: 0 success, 1 the simulation failed (the file is kept with\n"
     "complete = 0), 2 bad usage or bad input (no file is written), 130 interrupted\n"
     "(Ctrl-C / SIGTERM end the step in progress, which is not written; the file\n"
-    "keeps every frame before it; a second Ctrl-C kills at once).\n";
+    "keeps every frame before it; a second Ctrl-C, a second or more after the\n"
+    "first, kills at once).\n";
 
 // The stop request (solvers/stop.h) is also what the loop below tests: the
-// step in progress ends at its solver's next iteration.
+// step in progress ends at its solver's next iteration. A second signal
+// kills at once (a second Ctrl-C), but only from a second after the first:
+// GNU timeout sends its signal to the child and then to the whole process
+// group, and a run stopped by `timeout 600 tessera run ...` got both within
+// microseconds and died 1 time in 5 without finishing its file (SA_RESETHAND
+// did that). clock_gettime, signal and raise are async-signal-safe.
+#define SECOND_SIGNAL_AFTER 1.0
+static struct timespec first_signal;
+
 static void on_signal(int sig) {
-  (void)sig;
-  tsr_request_stop();
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  if (!tsr_stop_requested()) {
+    first_signal = now;
+    tsr_request_stop();
+    return;
+  }
+  double since = (double)(now.tv_sec - first_signal.tv_sec) + 1e-9 * (double)(now.tv_nsec - first_signal.tv_nsec);
+  if (since < SECOND_SIGNAL_AFTER) return;  // the same request, delivered twice
+  signal(sig, SIG_DFL);
+  raise(sig);
 }
 
 int tsr_cmd_run(int argc, char **argv) {
@@ -135,8 +153,9 @@ int tsr_cmd_run(int argc, char **argv) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
-  // A second Ctrl-C kills at once (the run file then keeps complete = 0).
-  sa.sa_flags = SA_RESETHAND;
+  // A second Ctrl-C kills at once (the run file then keeps complete = 0):
+  // on_signal.
+  sa.sa_flags = 0;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
 
@@ -156,11 +175,24 @@ int tsr_cmd_run(int argc, char **argv) {
     status = 1;
   }
   double t_start = tsr_now_seconds(), t_progress = 0, t_log = t_start;
-  long unconverged = 0;  // steps whose solver did not meet its stop (/stats/converged = 0)
+  long unconverged = 0, written = 0;  // steps whose solver did not meet its stop (/stats/converged = 0), steps written
   double worst_error = 0.0;
   while (!status && world.step < steps && !tsr_stop_requested()) {
     int s = tsr_world_step(&world);
     if (tsr_stop_requested()) break;  // its solve was cut short: the step is not written
+    tsr_cli_world_notice(&model, &world);
+    if (s == 1) {
+      // A step that failed before its impulses were solved (out of memory,
+      // the memory limit, the solver's error) is not written, as an
+      // interrupted one: its rows have no impulses and its bodies did not
+      // move. The file keeps every step before it, complete = 0.
+      if (world.error[0])
+        tsr_cli_error("step %ld: %s", world.step, world.error);
+      else
+        tsr_cli_error("step %ld: the %s solver failed (status %d)", world.step, info.solver, world.solve_status);
+      status = 1;
+      break;
+    }
     if (!world.stats.converged) {
       unconverged++;
       if (!(world.stats.mlcp_error <= worst_error)) worst_error = world.stats.mlcp_error;
@@ -170,19 +202,13 @@ int tsr_cmd_run(int argc, char **argv) {
       status = 1;
       break;
     }
-    tsr_cli_world_notice(&model, &world);
-    if (s == 1 && world.error[0]) {
-      tsr_cli_error("step %ld: %s", world.step, world.error);
-      status = 1;
-    } else if (s == 1) {
-      tsr_cli_error("step %ld: the %s solver failed (status %d)", world.step, info.solver, world.solve_status);
-      status = 1;
-    } else if (s == 2) {
+    written++;
+    if (s == 2) {
       tsr_cli_error("step %ld (t = %.6g s): body '%s' has a non-finite state; the simulation diverged", world.step,
                     world.time, model.bodies[world.bad_body].name);
       status = 1;
     }
-    // The state of a failed step is still written: it is what diverged.
+    // The state of a diverged step is still written: it is what diverged.
     if (world.step % every == 0 || status) {
       tsr_world_frame(&world, 0, &frame);
       if (tsr_run_writer_frame(writer, &frame)) {
@@ -229,7 +255,7 @@ int tsr_cmd_run(int argc, char **argv) {
     fprintf(stderr,
             "%s: warning: %ld of %ld steps did not converge (largest MLCP error %.3g); /stats/converged marks "
             "them\n",
-            model.path, unconverged, world.step, worst_error);
+            model.path, unconverged, written, worst_error);
   tsr_world_free(&world);
   tsr_model_free(&model);
   tsr_run_options_free(&o);

@@ -331,12 +331,16 @@ double tsr_mlcp_residual(const TsrMlcp *p, const double *lambda, double *r) {
 double tsr_mlcp_residual_ws(const TsrMlcp *p, const double *lambda, double *w, double *r) {
   int m = p->m;
   tsr_mlcp_slack(p, lambda, w);
-  // Scaled 2-norm (no overflow for huge residuals).
+  // Scaled 2-norm (no overflow for huge residuals); infinite when a row is
+  // (inf / inf would make it NaN).
   double scale = 0.0, ssq = 1.0;
+  int infinite = 0;
   for (int i = 0; i < m; i++) {
     double ri = tsr_mlcp_row_residual(lambda[i], w[i], p->lo[i], p->hi[i]);
     if (r) r[i] = ri;
-    if (ri != 0.0) {
+    if (!(ri <= DBL_MAX)) {
+      infinite = 1;
+    } else if (ri != 0.0) {
       double a = fabs(ri);
       if (scale < a) {
         ssq = 1.0 + ssq * (scale / a) * (scale / a);
@@ -346,7 +350,7 @@ double tsr_mlcp_residual_ws(const TsrMlcp *p, const double *lambda, double *w, d
       }
     }
   }
-  return scale * sqrt(ssq);
+  return infinite ? INFINITY : scale * sqrt(ssq);
 }
 
 void tsr_mlcp_index_set(const TsrMlcp *p, const double *lambda, double eta, int8_t *index_set) {

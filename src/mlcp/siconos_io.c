@@ -108,6 +108,11 @@ static int read_double(Tok *t, double *v, const char *what, long idx) {
   errno = 0;
   double x = strtod(buf, &end);
   if (end == buf || *end) return fail(t, "expected a number for %s, got '%s'", name, buf);
+  // NaN has no meaning in a problem's data, and an infinite entry of M or q
+  // none either (the solvers would report it solved at residual 0); only a
+  // relay's bounds lb, ub may be infinite.
+  int bound = !strcmp(what, "lb") || !strcmp(what, "ub");
+  if (isnan(x) || (isinf(x) && !bound)) return fail(t, "%s is %s; the problem's data must be finite", name, buf);
   *v = x;
   return 0;
 }
@@ -457,16 +462,17 @@ done:
 int tsr_mlcp_read_siconos_as(const char *path, int kind, TsrMlcp *out, char *err, size_t errlen) {
   if (err && errlen) err[0] = 0;
   Tok t = {.path = path, .line = 1, .err = err, .errlen = errlen};
+  FILE *f = fopen(path, "rb");  // first: a missing file is the first thing to say
+  if (!f) {
+    if (err) snprintf(err, errlen, "%s: error: cannot open: %s", path, strerror(errno));
+    return -1;
+  }
   if (kind == TSR_SICONOS_AUTO) kind = tsr_mlcp_siconos_kind(path);
   if (kind == TSR_SICONOS_AUTO) {
     if (err)
       snprintf(err, errlen, "%s: error: cannot tell the problem type from the path (give --format lcp|mlcp|relay)",
                path);
-    return -1;
-  }
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    if (err) snprintf(err, errlen, "%s: error: cannot open: %s", path, strerror(errno));
+    fclose(f);
     return -1;
   }
   size_t cap = 1 << 16, len = 0;

@@ -103,10 +103,11 @@ joints:
 
     # A batch job's log (stderr not a terminal) gets whole lines, no
     # carriage-return progress.
-    rc, _, err = run("compare", pend, "--solvers", "direct-bpp", "--steps", "250")
-    rc2, _, err2 = run("compare", pend, "--solvers", "direct-bpp", "--steps", "250", "--replay", "direct-bpp")
-    check(rc == 0 and rc2 == 0 and "\r" not in err + err2,
-          "compare writes no carriage returns to a log (%r)" % (err + err2)[:120])
+    # (bytes: text mode would turn every \r into \n)
+    logs = [subprocess.run([TESSERA, "compare", pend, "--solvers", "direct-bpp", "--steps", "250", *extra],
+                           capture_output=True, timeout=300) for extra in ([], ["--replay", "direct-bpp"])]
+    check(all(p.returncode == 0 and b"\r" not in p.stderr for p in logs),
+          "compare writes no carriage returns to a log (%r)" % [p.stderr[:60] for p in logs])
 
     rc, _, err = run("run", pend, "-o", out, "--steps", "5", "--quiet")
     check(rc == 2 and "exists" in err, "an existing output is not overwritten without --overwrite")
@@ -248,6 +249,34 @@ joints:
     with h5py.File(slow, "r") as f:
         check(f.attrs["complete"] == 0 and f["/frames/time"].shape[0] == 1 and f["/stats/solve_seconds"].shape[0] == 0,
               "the interrupted step is not written: the initial frame alone, complete = 0")
+
+    # One signal delivered twice within microseconds (GNU timeout signals the
+    # child, then its process group) is one request, not a second Ctrl-C:
+    # the run still ends its step and its file.
+    proc = subprocess.Popen([TESSERA, "run", os.path.join(EXAMPLES, "hanging_chain.yaml"), "-o", slow, "--quiet",
+                             "--overwrite", "--solver", "pgs", "--set", "settings.solver.iterations=1000000000",
+                             "--set", "settings.solver.tolerance=1e-15", "--set", "bodies.load.mass=5e7"],
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signal.SIGTERM)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+    check(proc.returncode == 130 and "interrupted at step 1" in err,
+          "SIGTERM sent twice at once ends the run as one does (exit %s: %s)" % (proc.returncode, err.strip()[:100]))
+
+    # A step whose impulses are not finite was not solved, whatever the
+    # bounds' comparisons say: its statistics say converged = 0 and an
+    # infinite error (they said 1 and 0).
+    nf = os.path.join(tmp, "nf.h5")
+    rc, _, err = run("run", pend, "-o", nf, "--quiet", "--steps", "5", "--set", "bodies.ball.velocity=[1.7e308,0,0]")
+    with h5py.File(nf, "r") as f:
+        conv, merr = f["/stats/converged"][:], f["/stats/mlcp_error"][:]
+    check(rc == 1 and len(conv) == 1 and conv[0] == 0 and not np.isfinite(merr[0]),
+          "a step with non-finite impulses is not converged (exit %d, converged %s, error %s)" % (rc, conv, merr))
 
     faller = os.path.join(tmp, "faller.yaml")
     with open(faller, "w") as fh:
@@ -440,12 +469,21 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rc == 0 and err.count("warning") == 1 and "'plate'" in err and "dense" in err,
           "past TSR_DENSE_ROWS the run warns once, naming the plate (%s)" % err.strip()[:160])
     rc, err = run_env({"TSR_MEMORY_LIMIT": "100000"}, "run", model, "-o", h5, "--quiet", "--overwrite")
-    complete = None
+    complete = frames = steps = None
     if os.path.exists(h5):
         with h5py.File(h5, "r") as f:
             complete = int(f.attrs["complete"])
+            frames, steps = f["/frames/time"].shape[0], f["/stats/converged"].shape[0]
     check(rc == 1 and "needs about" in err and "'plate'" in err and complete == 0,
           "A beyond TSR_MEMORY_LIMIT: exit 1, said, the file kept with complete = 0 (%s)" % err.strip()[:160])
+    # The failed step has no impulses (its A was never formed): it is not
+    # written, as an interrupted one is not. Written, its frame held whatever
+    # memory its impulse and index-set arrays had (index sets of -85, 127).
+    m = re.search(r"step (\d+):", err)
+    failed_at = int(m.group(1)) if m else None
+    check(failed_at is not None and steps == failed_at - 1 and frames == failed_at,
+          "the step that failed (%s) is not written: %s frames for %s steps, the initial frame and the steps before"
+          % (failed_at, frames, steps))
 
 print("%d failed" % len(failures))
 sys.exit(1 if failures else 0)

@@ -27,6 +27,15 @@ echo "$out"
 [ $rc -eq 0 ] || { echo "lcp_CPS_4: exit $rc, expected 0"; fail=1; }
 echo "$out" | grep -Eq "^residual: [0-9.]+e[-+][0-9]+$" || { echo "no residual line"; fail=1; }
 echo "$out" | grep -q "^3 92 " || { echo "z_4 = 92 not printed"; fail=1; }
+# NaN or inf data (M[0,0] of m2n1) is refused, not solved at residual 0.
+for v in nan inf -inf; do
+  bad=$(mktemp --suffix=_mlcp.dat)
+  awk -v v="$v" 'NR==11{$1=v}1' "$D/MLCP/test/data/m2n1_mlcp.dat" > "$bad"
+  out=$("$T" mlcp solve "$bad" 2>&1); rc=$?
+  rm -f "$bad"
+  [ $rc -eq 2 ] || { echo "M[0] = $v: exit $rc, expected 2: $out"; fail=1; }
+  echo "$out" | grep -q "M\[0\] is $v; the problem's data must be finite" || { echo "M[0] = $v message: $out"; fail=1; }
+done
 out=$("$T" mlcp solve "$D/MLCP/test/data/Rectangular_mlcp.dat" 2>&1); rc=$?
 [ $rc -eq 2 ] || { echo "Rectangular_mlcp: exit $rc, expected 2"; fail=1; }
 # PGS cannot handle the zero diagonal of lcp_CPS_4: a failure, exit 1.

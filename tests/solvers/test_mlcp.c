@@ -176,6 +176,17 @@ static void test_residual(void) {
   tsr_mlcp_residual(&p, l, r);
   ENSURE_NEAR(r[0], 0.3, 1e-15);
   ENSURE_NEAR(r[1], 0.7, 1e-15);
+  // A bilateral impulse of inf (w = inf - inf = NaN) and NaN data are no
+  // solution: each such row's residual is infinite, and so is the norm. The
+  // bound comparisons used to give both rows 0 (reported solved at 0).
+  l[0] = INFINITY, l[1] = 0.0;
+  ENSURE(isinf(tsr_mlcp_residual(&p, l, r)) && isinf(r[0]) && r[1] == 0.7);
+  b[1] = NAN, l[0] = 0.0;
+  tsr_mlcp_from_dense(2, A, b, lo2, hi2, &p);
+  ENSURE(isinf(tsr_mlcp_residual(&p, l, r)) && r[0] == 0.3 && isinf(r[1]));
+  l[0] = INFINITY, b[0] = 0.0, b[1] = 0.0;  // a bounded row at lambda = hi = inf is no solution either
+  tsr_mlcp_from_dense(2, A, b, lo, hi, &p);
+  ENSURE(isinf(tsr_mlcp_residual(&p, l, r)) && isinf(r[0]));
   // Index sets (Eq. 12).
   int8_t s[2];
   l[0] = 0.0, l[1] = 1.0 - 1e-9;

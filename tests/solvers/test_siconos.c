@@ -223,7 +223,17 @@ int main(void) {
   snprintf(path, sizeof path, "%s/external/siconos/numerics/src/Relay/test/data/relay_2x2.dat", shared);
   ENSURE(tsr_mlcp_read_siconos_as(path, TSR_SICONOS_LCP, &p, err, sizeof err) == 0 && p.m == 2 && p.lo[0] == 0.0);
   ENSURE(tsr_mlcp_read_siconos("/nonexistent/x_mlcp.dat", &p, err, sizeof err) < 0 && strstr(err, "cannot open"));
-  ENSURE(tsr_mlcp_read_siconos("/tmp/unknown.dat", &p, err, sizeof err) < 0 && strstr(err, "--format"));
+  // A file that exists but whose path names no problem type; a missing one
+  // is said to be missing first, whatever its name.
+  const char *unknown = "/tmp/tsr_test_siconos_unknown.dat";
+  FILE *fu = fopen(unknown, "w");
+  if (fu) {
+    fputs("1\n", fu);
+    fclose(fu);
+    ENSURE(tsr_mlcp_read_siconos(unknown, &p, err, sizeof err) < 0 && strstr(err, "--format"));
+    remove(unknown);
+  }
+  ENSURE(tsr_mlcp_read_siconos("/nonexistent/unknown.dat", &p, err, sizeof err) < 0 && strstr(err, "cannot open"));
   // A truncated file and a non-number say where.
   const char *tmp = "/tmp/tsr_test_siconos_lcp_bad.dat";
   FILE *fp = fopen(tmp, "w");
