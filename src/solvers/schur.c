@@ -1321,8 +1321,13 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
     memcpy(lambda, s->keep_lambda, (size_t)m * sizeof *lambda);
     if (index_set) memcpy(index_set, s->keep_set, (size_t)m);
     st2.residual = stats->residual;
-    st2.subsystems = stats->subsystems, st2.interface_rows = stats->interface_rows;
   }
+  // N and |Gamma| of the partition given, which the run file's frames hold
+  // (/bodies/subsystem, /constraints/subsystem): the merged partition is
+  // this solve's own, and its step showed 1 subsystem and no interface
+  // beside frames with 3 subsystems and 30 interface rows. The re-run shows
+  // in the coupling iterations (both attempts').
+  st2.subsystems = stats->subsystems, st2.interface_rows = stats->interface_rows;
   *stats = st2;
   return rc2;
 }
