@@ -240,7 +240,7 @@ def table2(cond_rows, models):
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * len(head)) + "|"]
     for scene, r in cond_rows.items():
         p = PAPER_T2.get(scene, ("-", "-"))
-        part = "%s (%s)" % (r.get("partition", "?"), r.get("bodies_per_subsystem", "?"))
+        part = "%s (%s)" % (r.get("partition", "?"), r.get("bodies_per_subsystem") or "-")
         cells = [scene, part, str(r.get("subsystems", "-")), str(r.get("interface_rows", "-")),
                  sci(r.get("cond_mean")), p[0], p[1]]
         lines.append("| " + " | ".join(cells) + " |")

@@ -11,6 +11,7 @@
 // and the time spent in merged re-runs (part of the phases above).
 // --replay S times the solvers on the MLCPs of one run instead
 // (compare_replay.c).
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -41,7 +42,8 @@ static const char compare_usage[] =
     "                        split, fallbacks, subsystem sizes) to FILE as JSON\n"
     "  --cond                measure cond(S_Gamma) at every coupling iteration of the\n"
     "                        substructured solvers (dense eigenvalues: slow; the\n"
-    "                        times then include it)\n"
+    "                        times then include it); its mean is printed after the\n"
+    "                        table and written to the JSON as cond_mean\n"
     "  --replay S            time every solver on the same MLCPs: the model runs once\n"
     "                        with solver S, and at each step every listed solver\n"
     "                        solves the MLCP S was given, from the same warm start.\n"
@@ -219,7 +221,7 @@ static int write_json(const char *path, const char *model, const char *replay, i
   snprintf(tmp, len, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
   if (!f) {
-    tsr_cli_error("--json: cannot write %s", path);
+    tsr_cli_error("--json: cannot write %s: %s", path, strerror(errno));
     free(tmp);
     return -1;
   }
@@ -246,7 +248,11 @@ static int write_json(const char *path, const char *model, const char *replay, i
     fprintf(f, "\"subsystems\": %d, \"interface_rows\": %d, ", r->subsystems, r->interface_rows);
     json_num(f, "mean_subsystems", r->mean_subsystems, 0);
     json_num(f, "mean_interface_rows", r->mean_interface_rows, 0);
-    fprintf(f, "\"bodies_per_subsystem\": \"%d-%d\", \"fallbacks\": %d, ", r->min_bodies, r->max_bodies, r->fallbacks);
+    if (r->substructured && r->max_bodies > 0)
+      fprintf(f, "\"bodies_per_subsystem\": \"%d-%d\", ", r->min_bodies, r->max_bodies);
+    else  // one subsystem, or none counted
+      fprintf(f, "\"bodies_per_subsystem\": null, ");
+    fprintf(f, "\"fallbacks\": %d, ", r->fallbacks);
     json_num(f, "cond_mean", r->cond_mean, 0);
     fprintf(f, "\"phase_ms\": {");
     json_num(f, "partition", r->part_ms, 0);
@@ -418,6 +424,23 @@ int tsr_cmd_compare(int argc, char **argv) {
     free(args);
     return 2;
   }
+  // An unwritable --json path is bad input: said before the runs, exit 2
+  // (it was found after them, as a failure).
+  if (json) {
+    size_t len = strlen(json) + 8;
+    char *tmp = malloc(len);
+    FILE *f = NULL;
+    if (tmp) snprintf(tmp, len, "%s.tmp", json), f = fopen(tmp, "w");
+    if (f) fclose(f), remove(tmp);
+    free(tmp);
+    if (!f) {
+      tsr_cli_error("--json: cannot write %s: %s", json, strerror(errno));
+      free(list);
+      tsr_run_options_free(&o);
+      free(args);
+      return 2;
+    }
+  }
   Row rows[64];
   int status = 0;
   if (replay) {
@@ -444,6 +467,11 @@ int tsr_cmd_compare(int argc, char **argv) {
     else
       print_runs(o.model, ns, rows);
     print_phases(ns, rows);
+    if (cond) {
+      printf("\nmean cond(S_Gamma) over coupling iterations:\n");
+      for (int k = 0; k < ns; k++)
+        if (rows[k].substructured) printf("%-13s  %10.3e\n", rows[k].name, rows[k].cond_mean);
+    }
   }
   if (status != 2 && json && write_json(json, o.model, replay, ns, rows)) status = 1;
   free(list);

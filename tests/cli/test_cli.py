@@ -109,6 +109,13 @@ joints:
     check(all(p.returncode == 0 and b"\r" not in p.stderr for p in logs),
           "compare writes no carriage returns to a log (%r)" % [p.stderr[:60] for p in logs])
 
+    # An unwritable --json path is bad input: exit 2 before anything runs.
+    t0 = time.monotonic()
+    rc, _, err = run("compare", pend, "--solvers", "pgs", "--steps", "100000", "--json",
+                     os.path.join(tmp, "no", "such", "dir", "t.json"))
+    check(rc == 2 and "--json" in err and time.monotonic() - t0 < 30,
+          "compare --json into a missing folder: exit 2 before the runs (%d: %s)" % (rc, err.strip()[:100]))
+
     rc, _, err = run("run", pend, "-o", out, "--steps", "5", "--quiet")
     check(rc == 2 and "exists" in err, "an existing output is not overwritten without --overwrite")
     rc, _, err = run("run", pend, "-o", out, "--steps", "10", "--every", "5", "--overwrite", "--quiet",
@@ -441,7 +448,7 @@ joints:
     rc, _, err = run("compare", chain, "--solvers", "direct-bpp,nope", "--steps", "2")
     check(rc == 2 and "nope" in err, "compare with an unknown solver: exit 2, named")
     rc, _, err = run("compare", chain, "--solvers", "direct-bpp", "--steps", "2", "--json", "/nonexistent/x.json")
-    check(rc == 1 and "cannot write" in err, "compare --json to an unwritable path: exit 1, said")
+    check(rc == 2 and "cannot write" in err, "compare --json to an unwritable path: exit 2 (bad input), said")
 
 # A body that carries many contacts couples all their rows in A (world.c
 # check_coupling): a plate with 100 spheres on it. Past the dense-block
