@@ -205,7 +205,8 @@ int tsr_load_model_for_cli(const TsrRunOptions *o, TsrModel *m) {
   // name), but there is nothing to simulate: run, check and compare say so
   // here rather than run failing at its first write with the output's name.
   if (m->n_bodies == 0) {
-    fprintf(stderr, "%s: error: the model has no bodies: nothing to simulate\n", m->path);
+    fprintf(stderr, "%s:%d:%d: error: the model has no bodies: nothing to simulate\n", m->path, m->bodies_mark.line,
+            m->bodies_mark.col);
     goto fail;
   }
   TsrSettings *s = &m->settings;

@@ -33,12 +33,38 @@ int tsr_model_check_name(TsrLoadCtx *c, const TsrYNode *n, const char *kind, con
   return 1;
 }
 
+// The inertia tensor of a body is I = tr(S) 1 - S with S = sum m r r^T its
+// second moment of mass, positive semidefinite: S = tr(I)/2 1 - I, so each
+// principal moment is at most the sum of the other two (equal for a flat
+// body). A tensor without a PSD S is no body's (a typo: [1, 1, 5]); with a
+// 1e-9 relative slack for rounded flat or slender bodies. Returns 1 when S
+// is PSD: every principal minor of S at least -slack in its own units.
+static int inertia_physical(TsrMat3 I) {
+  double h = 0.5 * (I.m[0][0] + I.m[1][1] + I.m[2][2]), tol = 1e-9 * h;
+  TsrMat3 S;
+  for (int r = 0; r < 3; r++)
+    for (int k = 0; k < 3; k++) S.m[r][k] = (r == k ? h : 0.0) - I.m[r][k];
+  for (int r = 0; r < 3; r++)
+    if (S.m[r][r] < -tol) return 0;
+  for (int r = 0; r < 3; r++)
+    for (int k = r + 1; k < 3; k++)
+      if (S.m[r][r] * S.m[k][k] - S.m[r][k] * S.m[k][r] < -tol * h) return 0;
+  return tsr_m3_det(S) >= -tol * h * h;
+}
+
 static int read_inertia(TsrLoadCtx *c, const TsrYNode *n, TsrMat3 *out) {
   if (n->kind == TSR_YNODE_SEQ && n->n == 3 && n->items[0]->kind == TSR_YNODE_SCALAR) {
     TsrVec3 d;
     if (!tsr_model_vec3(c, n, "inertia", 0, &d)) return 0;
     if (!(d.x > 0 && d.y > 0 && d.z > 0)) {
       tsr_model_error(c, n, "inertia: principal moments must be positive, got [%g, %g, %g]", d.x, d.y, d.z);
+      return 0;
+    }
+    if (!inertia_physical(tsr_m3_diag(d.x, d.y, d.z))) {
+      tsr_model_error(c, n,
+                      "inertia: [%g, %g, %g] is no body's: each principal moment must be at most the sum of the "
+                      "other two",
+                      d.x, d.y, d.z);
       return 0;
     }
     *out = tsr_m3_diag(d.x, d.y, d.z);
@@ -65,6 +91,12 @@ static int read_inertia(TsrLoadCtx *c, const TsrYNode *n, TsrMat3 *out) {
     double m1 = I.m[0][0], m2 = I.m[0][0] * I.m[1][1] - I.m[0][1] * I.m[1][0], m3 = tsr_m3_det(I);
     if (!(m1 > 0 && m2 > 0 && m3 > 0)) {
       tsr_model_error(c, n, "inertia: the 3x3 tensor must be positive definite");
+      return 0;
+    }
+    if (!inertia_physical(I)) {
+      tsr_model_error(c, n,
+                      "inertia: the 3x3 tensor is no body's: each principal moment must be at most the sum of the "
+                      "other two");
       return 0;
     }
     *out = I;

@@ -355,7 +355,9 @@ static int build(TsrLoadCtx *c, const TsrYNode *root, TsrModel *m) {
   ok &= read_material_pairs(c, tsr_ytree_get(root, "material_pairs"), m);
   TsrBodyDecl *decls = NULL;
   int n_decls = 0;
-  ok &= tsr_model_bodies(c, tsr_ytree_get(root, "bodies"), m, &decls, &n_decls);
+  const TsrYNode *bodies = tsr_ytree_get(root, "bodies");
+  m->bodies_mark = bodies ? bodies->mark : root->mark;
+  ok &= tsr_model_bodies(c, bodies, m, &decls, &n_decls);
   ok &= tsr_model_joints(c, tsr_ytree_get(root, "joints"), decls, n_decls, m);
   free(decls);
   return ok && c->errors == 0;

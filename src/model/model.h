@@ -198,6 +198,7 @@ typedef struct {
   TsrSettings settings;
   int n_bodies;
   TsrBodyDef *bodies;
+  TsrMark bodies_mark;  // the `bodies` list, or the document's start without one
   int n_shapes;
   TsrShapeDef *shapes;
   int n_joints;

@@ -109,6 +109,16 @@ joints:
     check(all(p.returncode == 0 and b"\r" not in p.stderr for p in logs),
           "compare writes no carriage returns to a log (%r)" % [p.stderr[:60] for p in logs])
 
+    # A model without bodies loads (MODEL.md) but has nothing to simulate:
+    # said at the bodies list, FILE:LINE:COL, exit 2, no file.
+    empty = os.path.join(tmp, "empty.yaml")
+    with open(empty, "w") as fh:
+        fh.write("format: tessera-model/1\nname: e\nbodies: []\n")
+    rc, _, err = run("run", empty, "-o", os.path.join(tmp, "empty.h5"))
+    check(rc == 2 and (empty + ":3:9: error: the model has no bodies") in err
+          and not os.path.exists(os.path.join(tmp, "empty.h5")),
+          "a model without bodies: FILE:LINE:COL error, exit 2, no file (%s)" % err.strip())
+
     # An unwritable --json path is bad input: exit 2 before anything runs.
     t0 = time.monotonic()
     rc, _, err = run("compare", pend, "--solvers", "pgs", "--steps", "100000", "--json",
