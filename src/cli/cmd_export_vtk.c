@@ -28,7 +28,8 @@ static const char usage[] =
     "  --every N      frames whose index in the file is a multiple of N (default 1)\n"
     "  --from T0      first simulated time to export, s (default: the start)\n"
     "  --to T1        last simulated time to export, s (default: the end)\n"
-    "  --threads N    OpenMP threads encoding frames (default: OMP_NUM_THREADS or every core)\n"
+    "  --threads N    OpenMP threads encoding frames (0 = every core; default:\n"
+    "                 OMP_NUM_THREADS or every core)\n"
     "  --segments N   facets around spheres, capsules and cylinders (3..128, default 12)\n"
     "  --quiet        no summary line\n";
 
@@ -45,7 +46,10 @@ static int parse_long(const char *opt, const char *s, long min, long max, long *
   errno = 0;
   long v = strtol(s, &end, 10);
   if (errno || end == s || *end || v < min || v > max) {
-    tsr_cli_error("export-vtk: %s expects an integer in %ld..%ld, got '%s'", opt, min, max, s);
+    if (max >= 1L << 40)  // no bound a user would meet: not worth its 13 digits
+      tsr_cli_error("export-vtk: %s expects an integer >= %ld, got '%s'", opt, min, s);
+    else
+      tsr_cli_error("export-vtk: %s expects an integer in %ld..%ld, got '%s'", opt, min, max, s);
     return -1;
   }
   *out = v;
@@ -84,7 +88,8 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
     } else if (!strcmp(a, "--to")) {
       if (!want_value(argc, argv, i) || parse_time(a, argv[++i], &o.t_to)) return 2;
     } else if (!strcmp(a, "--threads")) {
-      if (!want_value(argc, argv, i) || parse_long(a, argv[++i], 1, TSR_MAX_THREADS, &threads)) return 2;
+      if (!want_value(argc, argv, i) || parse_long(a, argv[++i], 0, TSR_MAX_THREADS, &threads)) return 2;
+      if (threads == 0) threads = -1;  // 0 = every core, as for run and compare
     } else if (!strcmp(a, "--segments")) {
       if (!want_value(argc, argv, i) || parse_long(a, argv[++i], 3, 128, &segments)) return 2;
     } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
@@ -112,7 +117,7 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
     return 2;
   }
   o.segments = (int)segments;
-  if (threads > 0) tsr_cli_apply_threads((int)threads);
+  if (threads != 0) tsr_cli_apply_threads(threads > 0 ? (int)threads : 0);
   TsrVtkExportResult res;
   char err[1024];
   double t0 = tsr_now_seconds();
@@ -133,6 +138,6 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
             res.frames_in_file);
   if (!quiet)
     printf("%s: %ld of %ld frames in %.2f s (%d threads)\n", res.pvd, res.frames_written, res.frames_in_file,
-           tsr_now_seconds() - t0, threads > 0 ? (int)threads : omp_get_max_threads());
+           tsr_now_seconds() - t0, omp_get_max_threads());
   return 0;
 }

@@ -116,6 +116,10 @@ got = read_pvd(os.path.join(sel_out, name + ".pvd"))
 check(np.array_equal([t for t, _ in got], want), f"--every 2 --from 0.05 --to 0.155: {got} vs {want}")
 check(all(os.path.isfile(f) for _, f in got), "selected pieces exist")
 
+# --threads 0 is every core, as for run and compare (it was refused).
+p = tessera("export-vtk", run, "-o", os.path.join(tmp, "t0"), "--threads", "0")
+check(p.returncode == 0 and "threads)" in p.stdout, f"--threads 0: exit {p.returncode}, {p.stdout!r} {p.stderr!r}")
+
 # Bad input: exit 2 with "tessera: error:"
 junk = os.path.join(tmp, "junk.h5")
 with open(junk, "w") as f:
