@@ -56,8 +56,37 @@ static void default_omp_wait(char **argv) {
   execv("/proc/self/exe", argv);
 }
 
+// "--name=value" as "--name" "value", the GNU form every subcommand then
+// takes (`--output=run.h5`, `--set=bodies.box.mass=2` split at the first
+// '='). A value that itself starts with "--" and holds a '=' would be split
+// too; no option's value does (file names, numbers, KEY=VALUE pairs).
+// Returns the new argv (NULL-terminated, argc in *n), or argv itself when
+// nothing splits.
+static char **split_equals(int argc, char **argv, int *n) {
+  int extra = 0;
+  for (int i = 1; i < argc; i++) extra += !strncmp(argv[i], "--", 2) && argv[i][2] && strchr(argv[i], '=');
+  *n = argc;
+  if (!extra) return argv;
+  char **out = calloc((size_t)(argc + extra + 1), sizeof *out);
+  if (!out) return argv;
+  int k = 0;
+  for (int i = 0; i < argc; i++) {
+    char *eq = i > 0 && !strncmp(argv[i], "--", 2) && argv[i][2] ? strchr(argv[i], '=') : NULL;
+    if (!eq) {
+      out[k++] = argv[i];
+      continue;
+    }
+    *eq = '\0';  // argv's strings are ours to modify (C17 5.1.2.2.1)
+    out[k++] = argv[i];
+    out[k++] = eq + 1;
+  }
+  *n = k;
+  return out;
+}
+
 int main(int argc, char **argv) {
   default_omp_wait(argv);
+  argv = split_equals(argc, argv, &argc);
   tsr_chol_blas_single_thread();  // before any step: see linalg/chol.c
   tsr_run_file_library_init();    // before any HDF5 call: see io/run_file.h
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

@@ -119,6 +119,15 @@ joints:
           and not os.path.exists(os.path.join(tmp, "empty.h5")),
           "a model without bodies: FILE:LINE:COL error, exit 2, no file (%s)" % err.strip())
 
+    # GNU's --name=value form, for every option that takes a value.
+    eq = os.path.join(tmp, "eq.h5")
+    rc, _, err = run("run", pend, "--output=" + eq, "--steps=4", "--set=bodies.ball.mass=2", "--quiet")
+    ok = rc == 0 and os.path.exists(eq)
+    if ok:
+        with h5py.File(eq, "r") as f:
+            ok = f["/stats/converged"].shape[0] == 4 and float(f["/model/body_mass"][0]) == 2.0
+    check(ok, "run --output=FILE --steps=N --set=KEY=VALUE (%d: %s)" % (rc, err.strip()[:100]))
+
     # An unwritable --json path is bad input: exit 2 before anything runs.
     t0 = time.monotonic()
     rc, _, err = run("compare", pend, "--solvers", "pgs", "--steps", "100000", "--json",
