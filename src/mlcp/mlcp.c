@@ -306,6 +306,7 @@ double tsr_mlcp_data_residual(const TsrMlcp *p, const double *lambda, double *w,
   }
   double rmax = 0.0, s = 0.0;
   for (int i = 0; i < m; i++) {
+    if (!(lambda[i] - lambda[i] == 0.0) || w[i] != w[i]) return INFINITY;  // as in tsr_mlcp_residual_ws
     double r = tsr_mlcp_row_residual(lambda[i], w[i], p->lo[i], p->hi[i]);
     if (!isfinite(r)) return INFINITY;  // fmax would drop a NaN
     rmax = fmax(rmax, r);
@@ -336,7 +337,10 @@ double tsr_mlcp_residual_ws(const TsrMlcp *p, const double *lambda, double *w, d
   double scale = 0.0, ssq = 1.0;
   int infinite = 0;
   for (int i = 0; i < m; i++) {
-    double ri = tsr_mlcp_row_residual(lambda[i], w[i], p->lo[i], p->hi[i]);
+    // an impulse of inf, or a NaN slack, is no solution (row_residual says 0)
+    double ri = !(lambda[i] - lambda[i] == 0.0) || w[i] != w[i]
+                    ? INFINITY
+                    : tsr_mlcp_row_residual(lambda[i], w[i], p->lo[i], p->hi[i]);
     if (r) r[i] = ri;
     if (!(ri <= DBL_MAX)) {
       infinite = 1;
