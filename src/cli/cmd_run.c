@@ -5,6 +5,7 @@
 #include <math.h>
 #include <omp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,19 +58,23 @@ static const char run_usage[] =
 // group, and a run stopped by `timeout 600 tessera run ...` got both within
 // microseconds and died 1 time in 5 without finishing its file (SA_RESETHAND
 // did that). clock_gettime, signal and raise are async-signal-safe.
-#define SECOND_SIGNAL_AFTER 1.0
-static struct timespec first_signal;
+// The first signal's time is published with one lock-free atomic
+// compare-exchange (async-signal-safe, C17 7.17.5; lock-free for long long
+// on the platforms we build for): a handler running at the same moment in
+// another thread, or nested for the other signal, sees either no first
+// signal or its whole time, never a half-written one.
+#define SECOND_SIGNAL_AFTER_NS 1000000000LL
+static atomic_llong first_signal_ns;  // CLOCK_MONOTONIC ns + 1 of the first; 0: none yet
 
 static void on_signal(int sig) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
-  if (!tsr_stop_requested()) {
-    first_signal = now;
+  long long ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec + 1, first = 0;
+  if (atomic_compare_exchange_strong(&first_signal_ns, &first, ns)) {
     tsr_request_stop();
     return;
   }
-  double since = (double)(now.tv_sec - first_signal.tv_sec) + 1e-9 * (double)(now.tv_nsec - first_signal.tv_nsec);
-  if (since < SECOND_SIGNAL_AFTER) return;  // the same request, delivered twice
+  if (ns - first < SECOND_SIGNAL_AFTER_NS) return;  // the same request, delivered twice
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -156,6 +161,9 @@ int tsr_cmd_run(int argc, char **argv) {
   // A second Ctrl-C kills at once (the run file then keeps complete = 0):
   // on_signal.
   sa.sa_flags = 0;
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGINT);  // one handler at a time in this thread
+  sigaddset(&sa.sa_mask, SIGTERM);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
 
@@ -193,16 +201,16 @@ int tsr_cmd_run(int argc, char **argv) {
       status = 1;
       break;
     }
-    if (!world.stats.converged) {
-      unconverged++;
-      if (!(world.stats.mlcp_error <= worst_error)) worst_error = world.stats.mlcp_error;
-    }
     if (tsr_run_writer_step(writer, &world.stats)) {
       tsr_cli_error("cannot write step statistics: %s", tsr_run_writer_error(writer));
       status = 1;
       break;
     }
     written++;
+    if (!world.stats.converged) {
+      unconverged++;
+      if (!(world.stats.mlcp_error <= worst_error)) worst_error = world.stats.mlcp_error;
+    }
     if (s == 2) {
       tsr_cli_error("step %ld (t = %.6g s): body '%s' has a non-finite state; the simulation diverged", world.step,
                     world.time, model.bodies[world.bad_body].name);

@@ -60,13 +60,25 @@ static void default_omp_wait(char **argv) {
 // takes (`--output=run.h5`, `--set=bodies.box.mass=2` split at the first
 // '='). A value that itself starts with "--" and holds a '=' would be split
 // too; no option's value does (file names, numbers, KEY=VALUE pairs).
-// Returns the new argv (NULL-terminated, argc in *n), or argv itself when
-// nothing splits.
+// Returns the new argv (NULL-terminated, argc in *n; the caller frees it), or
+// argv itself when nothing splits, or NULL (said) for a value given to an
+// option that takes none.
 static char **split_equals(int argc, char **argv, int *n) {
   int extra = 0;
   for (int i = 1; i < argc; i++) extra += !strncmp(argv[i], "--", 2) && argv[i][2] && strchr(argv[i], '=');
   *n = argc;
   if (!extra) return argv;
+  // Options that take no value: "--quiet=yes" is an error here, not a
+  // "--quiet" followed by a stray "yes" (which read as the model's name).
+  static const char *const flags[] = {"--quiet", "--overwrite", "--help", "--version", "--cond", NULL};
+  for (int i = 1; i < argc; i++) {
+    const char *eq = !strncmp(argv[i], "--", 2) && argv[i][2] ? strchr(argv[i], '=') : NULL;
+    for (int f = 0; eq && flags[f]; f++)
+      if ((size_t)(eq - argv[i]) == strlen(flags[f]) && !strncmp(argv[i], flags[f], strlen(flags[f]))) {
+        tsr_cli_error("option '%s' takes no value (got '%s')", flags[f], argv[i]);
+        return NULL;
+      }
+  }
   char **out = calloc((size_t)(argc + extra + 1), sizeof *out);
   if (!out) return argv;
   int k = 0;
@@ -84,9 +96,19 @@ static char **split_equals(int argc, char **argv, int *n) {
   return out;
 }
 
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv) {
   default_omp_wait(argv);
-  argv = split_equals(argc, argv, &argc);
+  int n;
+  char **args = split_equals(argc, argv, &n);
+  if (!args) return 2;
+  int rc = dispatch(n, args);
+  if (args != argv) free(args);
+  return rc;
+}
+
+static int dispatch(int argc, char **argv) {
   tsr_chol_blas_single_thread();  // before any step: see linalg/chol.c
   tsr_run_file_library_init();    // before any HDF5 call: see io/run_file.h
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

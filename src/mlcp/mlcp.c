@@ -295,25 +295,34 @@ double tsr_mlcp_relative_residual_of(const TsrMlcp *p, const double *lambda, dou
   return tsr_mlcp_relative_residual(p, lambda, w, sigma, NULL);
 }
 
-double tsr_mlcp_data_residual(const TsrMlcp *p, const double *lambda, double *w, double *t) {
+int tsr_mlcp_holds_at_data(const TsrMlcp *p, const double *lambda, double tol, double *w, double *t) {
   int m = p->m;
   tsr_mlcp_slack(p, lambda, w);
+  // s: the data's scale. The tight impulses are data (their bounds).
   for (int i = 0; i < m; i++) t[i] = fabs(p->b[i]);
-  for (int j = 0; j < m; j++) {  // the tight impulses are data: their bounds
+  for (int j = 0; j < m; j++) {
     double l = lambda[j];
     if (l == 0.0 || !((l == p->lo[j] || l == p->hi[j]) && isfinite(l))) continue;
     for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) t[p->Ai[q]] += fabs(p->Ax[q] * l);
   }
-  double rmax = 0.0, s = 0.0;
+  double s = 0.0;
   for (int i = 0; i < m; i++) {
-    if (!(lambda[i] - lambda[i] == 0.0) || w[i] != w[i]) return INFINITY;  // as in tsr_mlcp_residual_ws
-    double r = tsr_mlcp_row_residual(lambda[i], w[i], p->lo[i], p->hi[i]);
-    if (!isfinite(r)) return INFINITY;  // fmax would drop a NaN
-    rmax = fmax(rmax, r);
+    if (!(t[i] <= DBL_MAX)) return 0;  // infinite or NaN data
     s = fmax(s, t[i]);
   }
-  if (rmax == 0.0) return 0.0;
-  return s > 0.0 ? rmax / s : INFINITY;
+  // t_i = (|A| |lambda|)_i: the terms w_i is summed from, for its rounding.
+  for (int i = 0; i < m; i++) t[i] = 0.0;
+  for (int j = 0; j < m; j++) {
+    double l = fabs(lambda[j]);
+    if (!(l <= DBL_MAX)) return 0;  // an impulse of inf or NaN
+    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) t[p->Ai[q]] += fabs(p->Ax[q]) * l;
+  }
+  for (int i = 0; i < m; i++) {
+    if (w[i] != w[i]) return 0;
+    double r = tsr_mlcp_row_residual(lambda[i], w[i], p->lo[i], p->hi[i]);
+    if (!(r <= tol * s + fmin(TSR_MLCP_ROUNDING * DBL_EPSILON * t[i], TSR_MLCP_ROUNDING_CAP * s))) return 0;
+  }
+  return 1;
 }
 
 void tsr_mlcp_slack(const TsrMlcp *p, const double *lambda, double *w) {

@@ -37,10 +37,12 @@ int tsr_model_check_name(TsrLoadCtx *c, const TsrYNode *n, const char *kind, con
 // second moment of mass, positive semidefinite: S = tr(I)/2 1 - I, so each
 // principal moment is at most the sum of the other two (equal for a flat
 // body). A tensor without a PSD S is no body's (a typo: [1, 1, 5]); with a
-// 1e-9 relative slack for rounded flat or slender bodies. Returns 1 when S
-// is PSD: every principal minor of S at least -slack in its own units.
+// 1e-5 relative slack for flat or slender bodies whose moments were rounded
+// (a 1 mm plate written to 6 digits, [0.0833334, 0.0833334, 0.166667], is
+// 3e-7 past equality). Returns 1 when S is PSD to that slack: every
+// principal minor of S at least -slack in its own units.
 static int inertia_physical(TsrMat3 I) {
-  double h = 0.5 * (I.m[0][0] + I.m[1][1] + I.m[2][2]), tol = 1e-9 * h;
+  double h = 0.5 * (I.m[0][0] + I.m[1][1] + I.m[2][2]), tol = 1e-5 * h;
   TsrMat3 S;
   for (int r = 0; r < 3; r++)
     for (int k = 0; k < 3; k++) S.m[r][k] = (r == k ? h : 0.0) - I.m[r][k];
@@ -62,8 +64,8 @@ static int read_inertia(TsrLoadCtx *c, const TsrYNode *n, TsrMat3 *out) {
     }
     if (!inertia_physical(tsr_m3_diag(d.x, d.y, d.z))) {
       tsr_model_error(c, n,
-                      "inertia: [%g, %g, %g] is no body's: each principal moment must be at most the sum of the "
-                      "other two",
+                      "inertia: [%.9g, %.9g, %.9g] is no body's: each principal moment must be at most the sum of "
+                      "the other two",
                       d.x, d.y, d.z);
       return 0;
     }

@@ -127,6 +127,8 @@ joints:
         with h5py.File(eq, "r") as f:
             ok = f["/stats/converged"].shape[0] == 4 and float(f["/model/body_mass"][0]) == 2.0
     check(ok, "run --output=FILE --steps=N --set=KEY=VALUE (%d: %s)" % (rc, err.strip()[:100]))
+    rc, _, err = run("run", "--quiet=yes", "-o", eq, pend)
+    check(rc == 2 and "takes no value" in err, "--quiet=yes: exit 2, said (%d: %s)" % (rc, err.strip()[:100]))
 
     # An unwritable --json path is bad input: exit 2 before anything runs.
     t0 = time.monotonic()

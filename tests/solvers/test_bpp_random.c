@@ -446,9 +446,50 @@ static void test_singular_sets(void) {
   }
 }
 
+// The data-scale check of tsr_solver_solve (solver.c SOLVED_AT_DATA) at its
+// two edges, with every exact solver:
+//   * infinite or NaN data has no solution: b = (inf, 1) gave residual inf
+//     and lambda = inf reported solved (inf <= inf passed the check);
+//   * A = 0.7 (d I + 1 1^T), d = 1e-10 (cond 2e10), whose solution
+//     lambda_i = -(b_i - sum(b) / (2 + d)) / (0.7 d) is 5e9 for b of 0.4:
+//     w = A lambda + b rounds to ~1e-6 of b there, as exact a solution as
+//     doubles hold, and it must be reported solved (the rounding allowance
+//     of tsr_mlcp_holds_at_data).
+static void test_data_scale_edges(void) {
+  const TsrSolverType types[] = {TSR_SOLVER_DIRECT_BPP, TSR_SOLVER_SCHUR_BPP, TSR_SOLVER_SCHUR_PGS_SM, TSR_SOLVER_FBIC,
+                                 TSR_SOLVER_PGS_SM};
+  static const double free_lo[2] = {-INFINITY, -INFINITY}, free_hi[2] = {INFINITY, INFINITY};
+  const double d = 1e-10, A[4] = {0.7 * (1 + d), 0.7, 0.7, 0.7 * (1 + d)}, bs[2] = {-0.3, 0.4};
+  const double bad[3][2] = {{INFINITY, 1}, {NAN, 1}, {-INFINITY, 1}};
+  for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+    const char *name = tsr_solver_type_name(types[t]);
+    TsrMlcp p;
+    tsr_mlcp_init(&p);
+    double l[2];
+    TsrSolveStats st = {0};
+    for (int k = 0; k < 3; k++) {
+      ENSURE(tsr_mlcp_from_dense(2, A, bad[k], free_lo, free_hi, &p) == 0);
+      int rc = solve_with(types[t], &p, l, &st);
+      ENSURE_MSG(rc != 0 && !st.converged, "%s, b = (%g, 1): status %d, converged %d", name, bad[k][0], rc,
+                 st.converged);
+    }
+    ENSURE(tsr_mlcp_from_dense(2, A, bs, free_lo, free_hi, &p) == 0);
+    int rc = solve_with(types[t], &p, l, &st);
+    double S = bs[0] + bs[1], want[2];
+    for (int i = 0; i < 2; i++) want[i] = -(bs[i] - S / (2.0 + d)) / (0.7 * d);
+    // forward error up to cond eps = 4e-6 of |lambda|
+    ENSURE_MSG(rc == 0 && st.converged && fabs(l[0] - want[0]) < 1e-5 * fabs(want[0]) &&
+                   fabs(l[1] - want[1]) < 1e-5 * fabs(want[1]),
+               "%s, cond 2e10: status %d, converged %d, lambda (%.9e, %.9e) against (%.9e, %.9e), residual %.3e", name,
+               rc, st.converged, l[0], l[1], want[0], want[1], st.residual);
+    tsr_mlcp_free(&p);
+  }
+}
+
 int main(void) {
   RUN_TEST(test_solver_interface);
   RUN_TEST(test_singular_sets);
+  RUN_TEST(test_data_scale_edges);
   RUN_TEST(test_bpp_dense_planted);
   RUN_TEST(test_bpp_sparse_planted);
   RUN_TEST(test_bpp_sparse_timing);

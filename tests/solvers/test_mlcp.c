@@ -176,9 +176,10 @@ static void test_residual(void) {
   tsr_mlcp_residual(&p, l, r);
   ENSURE_NEAR(r[0], 0.3, 1e-15);
   ENSURE_NEAR(r[1], 0.7, 1e-15);
-  // A bilateral impulse of inf (w = inf - inf = NaN) and NaN data are no
-  // solution: each such row's residual is infinite, and so is the norm. The
-  // bound comparisons used to give both rows 0 (reported solved at 0).
+  // An impulse of inf and NaN data are no solution: each such row's residual
+  // is infinite, and so is the norm. The bound comparisons gave a NaN slack
+  // 0 (a step reported solved at residual 0), and the scaled 2-norm made an
+  // infinite row's NaN.
   l[0] = INFINITY, l[1] = 0.0;
   ENSURE(isinf(tsr_mlcp_residual(&p, l, r)) && isinf(r[0]) && r[1] == 0.7);
   b[1] = NAN, l[0] = 0.0;
