@@ -396,8 +396,10 @@ int tsr_cmd_compare(int argc, char **argv) {
     free(args);
     return rc;
   }
-  if (o.solver || o.steps == 0) {  // --steps 0: a table of NaNs
-    tsr_cli_error("compare: %s", o.solver ? "use --solvers LIST, not --solver" : "--steps 0: nothing to compare");
+  if (o.solver || o.steps == 0 || o.every >= 0) {  // --steps 0: a table of NaNs
+    tsr_cli_error("compare: %s", o.solver       ? "use --solvers LIST, not --solver"
+                                 : o.every >= 0 ? "--every has no effect here (compare writes no run file)"
+                                                : "--steps 0: nothing to compare");
     tsr_run_options_free(&o);
     free(args);
     return 2;

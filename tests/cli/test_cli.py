@@ -466,6 +466,8 @@ joints:
     check(rc == 2 and "--replay" in err, "compare --replay without a name: exit 2")
     rc, out0, err = run("compare", chain, "--solvers", "direct-bpp", "--steps", "0")
     check(rc == 2 and "nothing to compare" in err and "nan" not in out0, "compare --steps 0: exit 2, said, no table")
+    rc, _, err = run("compare", chain, "--solvers", "direct-bpp", "--steps", "2", "--every", "2")
+    check(rc == 2 and "--every" in err, "compare --every (no run file to thin): exit 2, said")
     rc, _, err = run("compare", chain, "--solvers", "direct-bpp,nope", "--steps", "2")
     check(rc == 2 and "nope" in err, "compare with an unknown solver: exit 2, named")
     rc, _, err = run("compare", chain, "--solvers", "direct-bpp", "--steps", "2", "--json", "/nonexistent/x.json")
