@@ -53,7 +53,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+", help="run files (.h5)")
     ap.add_argument("-o", "--output", required=True, help="prefix of the PNG files")
-    ap.add_argument("--title", default=None, help="title prefix (default: the model name)")
+    ap.add_argument("--title", default=None, help="title prefix (default: the model name, or the names)")
     ap.add_argument("--dpi", type=int, default=120)
     a = ap.parse_args(argv)
     try:
@@ -65,7 +65,8 @@ def main(argv=None):
         if not r["complete"]:
             print(f"plot_stats.py: warning: {r['path']}: run did not finish; plotting its {r['steps']} steps",
                   file=sys.stderr)
-    title = a.title if a.title is not None else runs[0]["model"]
+    models = sorted({r["model"] for r in runs})
+    title = a.title if a.title is not None else ", ".join(models)
     out_dir = os.path.dirname(a.output)
     if out_dir:
         os.makedirs(out_dir, exist_ok=True)

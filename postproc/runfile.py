@@ -30,9 +30,16 @@ def load_stats(path):
     """Dict with the root attributes and every /stats dataset cut to the
     valid prefix S (the shortest /stats dataset, as run-layout.md asks)."""
     # swmr=True: a killed file is still marked "open for SWMR writing".
-    with h5py.File(path, "r", swmr=True) as f:
+    try:
+        f = h5py.File(path, "r", swmr=True)
+    except OSError as e:  # h5py's message does not name the file
+        raise OSError(f"{path}: {e}") from None
+    with f:
         if _attr(f, "format", "") != "tessera-run/1":
             raise ValueError(f"{path}: not a Tessera run file (format = {_attr(f, 'format')!r})")
+        missing = [k for k in STAT_SETS if "/stats/" + k not in f]
+        if missing:
+            raise ValueError(f"{path}: no /stats/{missing[0]} (a damaged run file?)")
         S = min(f["/stats/" + k].shape[0] for k in STAT_SETS)
         run = {k: f["/stats/" + k][:S] for k in STAT_SETS}
         run.update(path=path, name=os.path.basename(path), steps=S,
@@ -68,9 +75,13 @@ def summary(run):
 
 
 def labels(runs):
-    """Solver names, with the file name added where two runs share a solver."""
-    out = []
-    for r in runs:
-        same = sum(1 for q in runs if q["solver"] == r["solver"])
-        out.append(r["solver"] if same == 1 else f"{r['solver']} ({r['name']})")
-    return out
+    """Solver names, with the model added where the runs are of several
+    models, and the file name where two runs still share a label."""
+    several = len({r["model"] for r in runs}) > 1
+    base = [f"{r['solver']} ({r['model']})" if several else r["solver"] for r in runs]
+    return [b if base.count(b) == 1 else f"{b} ({r['name']})" for r, b in zip(runs, base)]
+
+
+def same_problem(a, b):
+    """Two runs of one model over the same steps: their times compare."""
+    return a["model"] == b["model"] and a["steps"] == b["steps"] and a["step"] == b["step"]

@@ -4,10 +4,11 @@
 
     postproc/table.py RUN.h5 [RUN.h5 ...] [-o TABLE.md]
 
-Columns: run (solver, or solver and file when two runs share a solver),
-steps, mean and median MLCP solve time per step (ms), speedup (mean solve
-time of the direct-bpp run divided by this run's; "-" when no run is
-direct-bpp, or when more than one is), mean coupling iterations, % of steps
+Columns: run (solver; with the model when the files hold several, and the
+file when two runs still share a label), steps, mean and median MLCP solve
+time per step (ms), speedup (mean solve time of the direct-bpp run of the
+same model, step and step count divided by this run's; "-" when there is no
+such run, or more than one), mean coupling iterations, % of steps
 at k_max (0 for solvers that do not substructure), median MLCP error, max
 joint error (m), max penetration (m). The statistics use the same
 definitions as `tessera info`. A run that did not finish is marked with *
@@ -22,7 +23,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from runfile import labels, load_stats, summary  # noqa: E402
+from runfile import labels, load_stats, same_problem, summary  # noqa: E402
 
 HEADER = ("run", "steps", "mean solve (ms)", "median solve (ms)", "speedup", "mean k", "% at k_max",
           "median MLCP error", "max joint error (m)", "max penetration (m)")
@@ -34,10 +35,11 @@ def fmt(v, spec):
 
 def table(runs):
     sums = [summary(r) for r in runs]
-    direct = [s for r, s in zip(runs, sums) if r["solver"] == "direct-bpp"]
-    base = direct[0]["solve_ms_mean"] if len(direct) == 1 else None
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "|".join(["---"] + ["---:"] * (len(HEADER) - 1)) + "|"]
     for r, s, label in zip(runs, sums, labels(runs)):
+        # only against direct-bpp on the same problem: a speedup across models means nothing
+        direct = [t for q, t in zip(runs, sums) if q["solver"] == "direct-bpp" and same_problem(q, r)]
+        base = direct[0]["solve_ms_mean"] if len(direct) == 1 else None
         speedup = base / s["solve_ms_mean"] if base is not None and s["solve_ms_mean"] > 0 else None
         cells = [label + ("" if r["complete"] else " *"), str(r["steps"]), fmt(s["solve_ms_mean"], ".3f"),
                  fmt(s["solve_ms_median"], ".3f"), fmt(speedup, ".2f"), fmt(s["coupling_mean"], ".2f"),
@@ -62,8 +64,12 @@ def main(argv=None):
         return 2
     text = table(runs)
     if a.output:
-        with open(a.output, "w") as f:
-            f.write(text)
+        try:
+            with open(a.output, "w") as f:
+                f.write(text)
+        except OSError as e:
+            print(f"table.py: error: cannot write {a.output}: {e.strerror}", file=sys.stderr)
+            return 2
     else:
         sys.stdout.write(text)
     return 0

@@ -454,6 +454,10 @@ TsrRunWriter *tsr_run_writer_open(const char *path, int overwrite, const TsrMode
     rc |= attr_i32(w->file, "threads", info ? info->threads : 0);
     rc |= attr_i32(w->file, "max_coupling_iterations", info ? info->max_coupling_iterations : 0);
     rc |= attr_str(w->file, "created_utc", utc);
+    // settings.output: a reader (check_run_file.py) tells contact rows whose
+    // contacts were not written (contacts: false) from a damaged file.
+    rc |= attr_i32(w->file, "output_constraints", model->settings.output.constraints);
+    rc |= attr_i32(w->file, "output_contacts", model->settings.output.contacts);
     rc |= attr_i32(w->file, "complete", 0);
     if (rc) goto out;
     what = "write /model to";

@@ -367,12 +367,13 @@ double tsr_mlcp_residual_ws(const TsrMlcp *p, const double *lambda, double *w, d
 }
 
 void tsr_mlcp_index_set(const TsrMlcp *p, const double *lambda, double eta, int8_t *index_set) {
-  // Tolerance eta * max(|bound|, ||lambda||_inf): relative to the bound, or to
-  // the size of the impulses when the bound is 0 (impulses may be 1e-6 N s).
-  double scale = 0.0;
-  for (int i = 0; i < p->m; i++)
-    if (fabs(lambda[i]) > scale) scale = fabs(lambda[i]);
+  // Tolerance eta * max(|bound|, s_i): relative to the bound, or to the size
+  // of the impulses on the same bodies when the bound is 0 (impulses may be
+  // 1e-6 N s). Column i holds the rows coupled to row i (A's pattern is
+  // symmetric for multibody A; otherwise the rows row i's impulse acts on).
   for (int i = 0; i < p->m; i++) {
+    double scale = fabs(lambda[i]);
+    for (int q = p->Ap[i]; q < p->Ap[i + 1]; q++) scale = fmax(scale, fabs(lambda[p->Ai[q]]));
     double lo = p->lo[i], hi = p->hi[i], l = lambda[i];
     int8_t s = TSR_INDEX_FREE;
     if (lo == hi)

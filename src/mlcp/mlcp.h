@@ -109,8 +109,12 @@ double tsr_mlcp_residual_ws(const TsrMlcp *p, const double *lambda, double *w, d
 
 // Classifies each row as free / at lower / at upper bound (Eq. 12) with
 // tolerance eta relative to the bound's magnitude: tight when within
-// eta * max(|bound|, ||lambda||_inf) of it (the second term keeps the test
-// scale-free for zero bounds). Rows with lo == hi are at lower.
+// eta * max(|bound|, s_i) of it, s_i the largest |lambda_j| of the rows that
+// share a body with row i (A_ji != 0, row i included): the second term keeps
+// the test scale-free for zero bounds. With the largest impulse of the whole
+// system there, a 10 g box resting beside a 2 t one (anywhere in the scene)
+// had its loaded contacts (4e-4 N s each) written as at their lower bound.
+// Rows with lo == hi are at lower.
 void tsr_mlcp_index_set(const TsrMlcp *p, const double *lambda, double eta, int8_t *index_set);
 
 // Reads one problem in the Siconos numerics text format (LCP, MLCP or Relay

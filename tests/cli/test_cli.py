@@ -130,6 +130,21 @@ joints:
     rc, _, err = run("run", "--quiet=yes", "-o", eq, pend)
     check(rc == 2 and "takes no value" in err, "--quiet=yes: exit 2, said (%d: %s)" % (rc, err.strip()[:100]))
 
+    # settings.output.contacts: false keeps the contact rows, whose source
+    # then names contacts the file does not hold: the layout check accepts
+    # that when the file says so (output_contacts = 0), and only then.
+    nc = os.path.join(tmp, "nocontacts.h5")
+    rc, _, err = run("run", os.path.join(EXAMPLES, "rock_pile.yaml"), "-o", nc, "--steps", "10", "--quiet",
+                     "--set", "settings.output.contacts=false")
+    checker = os.path.join(os.path.dirname(EXAMPLES), "schemas", "check_run_file.py")
+    r1 = subprocess.run([sys.executable, checker, nc], capture_output=True, text=True)
+    with h5py.File(nc, "r+") as f:
+        f.attrs["output_contacts"] = np.int32(1)
+    r2 = subprocess.run([sys.executable, checker, nc], capture_output=True, text=True)
+    check(rc == 0 and r1.returncode == 0 and r2.returncode == 1 and "names no contact" in r2.stdout,
+          "output.contacts: false passes check_run_file.py, and the same rows fail it when contacts were written "
+          "(%d, %d: %s, %d: %s)" % (rc, r1.returncode, r1.stdout.strip()[:80], r2.returncode, r2.stdout.strip()[:80]))
+
     # An unwritable --json path is bad input: exit 2 before anything runs.
     t0 = time.monotonic()
     rc, _, err = run("compare", pend, "--solvers", "pgs", "--steps", "100000", "--json",

@@ -197,6 +197,22 @@ static void test_residual(void) {
   l[0] = 0.1, l[1] = 0.0;
   tsr_mlcp_index_set(&p, l, 1e-5, s);
   ENSURE(s[0] == TSR_INDEX_FREE && s[1] == TSR_INDEX_FREE);
+  // The zero-bound tolerance scales with the impulses on the same bodies:
+  // rows 0-1 (a 2 t box: coupled) and rows 2-3 (a 10 g box, uncoupled from
+  // them). The light box's loaded rows (4e-4 N s) are free, and a row of
+  // 1e-12 beside a loaded one is at its bound, in either box. With the
+  // largest impulse of the whole system as the scale (82 N s), every row of
+  // the light box read "at lower".
+  {
+    double A4[16] = {1, 0.5, 0, 0, 0.5, 1, 0, 0, 0, 0, 1, 0.5, 0, 0, 0.5, 1}, b4[4] = {0, 0, 0, 0};
+    double lo4[4] = {0, 0, 0, 0}, hi4[4] = {INFINITY, INFINITY, INFINITY, INFINITY};
+    double l4[4] = {81.75, 1e-12, 4.0875e-4, 1e-12};
+    int8_t s4[4];
+    tsr_mlcp_from_dense(4, A4, b4, lo4, hi4, &p);
+    tsr_mlcp_index_set(&p, l4, 1e-5, s4);
+    ENSURE(s4[0] == TSR_INDEX_FREE && s4[1] == TSR_INDEX_LOWER && s4[2] == TSR_INDEX_FREE &&
+           s4[3] == TSR_INDEX_LOWER);
+  }
   // Nonsymmetric input is flagged.
   double N[4] = {1, 2, 0, 1};
   tsr_mlcp_from_dense(2, N, b, lo, hi, &p);

@@ -60,8 +60,23 @@ for solver, path in runs.items():
     check(got == want, f"{solver}: table {got} != h5py {want}")
 check(rows.get("direct-bpp", [""] * 4)[3] == "1.00", "direct-bpp speedup is 1.00")
 
-# Missing file: exit 2 with a message.
-p = subprocess.run([py, os.path.join(post, "table.py"), os.path.join(tmp, "missing.h5")], capture_output=True,
-                   text=True)
-check(p.returncode == 2 and "error" in p.stderr, f"missing file: {p.returncode} {p.stderr!r}")
+# Missing file: exit 2 with a message that names it.
+missing = os.path.join(tmp, "missing.h5")
+p = subprocess.run([py, os.path.join(post, "table.py"), missing], capture_output=True, text=True)
+check(p.returncode == 2 and "error" in p.stderr and missing in p.stderr, f"missing file: {p.returncode} {p.stderr!r}")
+# An unwritable -o: exit 2 with a message, no traceback.
+p = subprocess.run([py, os.path.join(post, "table.py"), runs["pgs"], "-o", os.path.join(tmp, "no", "t.md")],
+                   capture_output=True, text=True)
+check(p.returncode == 2 and "cannot write" in p.stderr and "Traceback" not in p.stderr,
+      f"unwritable -o: {p.returncode} {p.stderr!r}")
+
+# Runs of two models: labelled with the model, and no speedup across models
+# (rock_pile's direct-bpp time over hanging_chain's pgs time once read 10.04).
+other = os.path.join(tmp, "rock_pile.h5")
+tessera("run", os.path.join(ROOT, "examples", "rock_pile.yaml"), "-o", other, "--solver", "direct-bpp", "--steps",
+        "20", "--quiet", "--overwrite", check_rc=0)
+p = subprocess.run([py, os.path.join(post, "table.py"), other, runs["pgs"]], capture_output=True, text=True)
+mixed = {c[0]: c[1:] for c in ([x.strip() for x in l.strip("|").split("|")] for l in p.stdout.splitlines()[2:])}
+check(p.returncode == 0 and mixed.get("pgs (hanging_chain)", [""] * 4)[3] == "-"
+      and mixed.get("direct-bpp (rock_pile)", [""] * 4)[3] == "1.00", f"two models: {p.stdout}")
 finish("postproc")
