@@ -252,7 +252,11 @@ int tsr_cmd_run(int argc, char **argv) {
     complete = 0;
   }
   if (interrupted && !status) {
-    tsr_cli_error("interrupted at step %ld; %s holds every frame so far (complete = 0)", world.step, o.output);
+    if (world.step > written)  // in the middle of a step, which is not written
+      tsr_cli_error("interrupted at step %ld, which is not written; %s holds every step before it (complete = 0)",
+                    world.step, o.output);
+    else
+      tsr_cli_error("interrupted after step %ld; %s holds every step so far (complete = 0)", world.step, o.output);
     status = 130;
   }
   if (complete && !o.quiet)

@@ -107,6 +107,7 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
     } else if (!strcmp(a, "--duration")) {
       NEED_VALUE();
       if (parse_seconds(a, val, &o->duration)) goto usage_error;
+      o->duration_arg = val;
     } else if (!strcmp(a, "--set")) {
       NEED_VALUE();
       if (!strchr(val, '=')) {
@@ -177,7 +178,10 @@ int tsr_run_options_overrides(const TsrRunOptions *o, char ***out) {
       n = add_override(v, n, ints[i].flag, num);
     }
   if (!isnan(o->duration)) {
-    snprintf(num, sizeof num, "%.17g", o->duration);
+    if (o->duration_arg)  // as given: 6.6, not 6.5999999999999996
+      snprintf(num, sizeof num, "%s", o->duration_arg);
+    else
+      snprintf(num, sizeof num, "%.17g", o->duration);
     n = add_override(v, n, "--duration", num);
   }
   if (n < 0) {

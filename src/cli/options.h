@@ -17,6 +17,7 @@ typedef struct {
   const char *solver, *partition, *refine;  // --solver, --partition, --refine
   long max_bodies, threads, steps, every;   // -1 when not given
   double duration;                          // NaN when not given
+  const char *duration_arg;                 // --duration as given (for the run file's overrides)
   double progress;                          // --progress S (run): seconds between log lines; NaN when not given
   int n_sets;
   const char **sets;  // --set KEY=VALUE, in order
