@@ -37,6 +37,30 @@ int tsr_cli_warn_overlaps(const TsrModel *m) {
   return n;
 }
 
+// A moving body whose shapes' centroid (mass split by volume) is off its
+// origin by more than 1% of its size: the origin is taken as the centre of
+// mass, and a stick with a ball 0.4 m to one side stood upright on its end
+// for ever, where it should topple. A note from `check` only, not a warning
+// of every run: a body may be weighted on purpose (the examples' truck
+// chassis and shovels are), and the model is not changed.
+#define CENTROID_OFF 0.01
+
+void tsr_cli_warn_centroids(const TsrModel *m) {
+  for (int b = 0; b < m->n_bodies; b++) {
+    const TsrBodyDef *bd = &m->bodies[b];
+    TsrVec3 c;
+    double size;
+    if (bd->fixed || tsr_model_body_centroid(m, b, &c, &size)) continue;
+    double off = tsr_v3_norm(c);
+    if (off > CENTROID_OFF * size)
+      fprintf(stderr,
+              "%s:%d:%d: note: body '%s': its shapes' centroid is %.3g m from the body origin, which Tessera "
+              "takes as the centre of mass (its inertia is about it); if the parts are of uniform density, place "
+              "them around the origin\n",
+              m->path, bd->mark.line, bd->mark.col, bd->name, off);
+  }
+}
+
 void tsr_cli_warn_output(const TsrModel *m) {
   long steps = m->settings.steps, every = m->settings.output.every;
   if (every > 1 && steps % every != 0)

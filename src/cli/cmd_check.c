@@ -85,6 +85,7 @@ int tsr_cmd_check(int argc, char **argv) {
          tsr_partition_label(&m.settings, partitioning, sizeof partitioning));
   fflush(stdout);  // the summary first, then any warning (stderr)
   printf("initial overlaps: %d\n", tsr_cli_warn_overlaps(&m));
+  tsr_cli_warn_centroids(&m);
   tsr_cli_warn_output(&m);
   tsr_model_free(&m);
   tsr_run_options_free(&o);

@@ -52,6 +52,11 @@ int tsr_cli_warn_overlaps(const TsrModel *m);
 // last steps would be simulated and never written.
 void tsr_cli_warn_output(const TsrModel *m);
 
+// A note on stderr (tessera check), per moving body, when its shapes'
+// volume centroid is off the body origin (the centre of mass the dynamics
+// use) by more than 1% of its size.
+void tsr_cli_warn_centroids(const TsrModel *m);
+
 // After a step of w (a world of model m): its one-time warning, if the step
 // wrote one (world.c check_coupling), on stderr as "PATH: warning: step N:
 // ...". And what a failed step (tsr_world_step's status) calls its cause:

@@ -238,6 +238,16 @@ void tsr_model_free(TsrModel *m);
 // Index of the body named `name`, or -1.
 int tsr_model_find_body(const TsrModel *m, const char *name);
 
+// The centroid of body b's shapes, weighted by volume (mass split by
+// volume, as the default inertia does), in the body frame: where its mass
+// is if the parts are uniform. The body origin is taken as the centre of
+// mass (the inertia is about it), so a compound whose parts are not
+// balanced about its origin moves as if its mass were elsewhere. *size
+// receives the largest distance of a part's centre from the origin plus
+// its bounding radius (a scale for the offset). Returns 0, or -1 for a body
+// without shapes of volume (planes, none).
+int tsr_model_body_centroid(const TsrModel *m, int b, TsrVec3 *centroid, double *size);
+
 const char *tsr_solver_type_name(TsrSolverType t);
 const char *tsr_partition_method_name(TsrPartitionMethod m);
 const char *tsr_partition_refine_name(TsrPartitionRefine r);

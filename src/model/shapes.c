@@ -196,3 +196,25 @@ int tsr_model_shapes(TsrLoadCtx *c, const TsrYNode *shape, int body, TsrModel *m
   if (!ok) m->n_shapes = first;
   return ok;
 }
+
+int tsr_model_body_centroid(const TsrModel *m, int b, TsrVec3 *centroid, double *size) {
+  const TsrBodyDef *bd = &m->bodies[b];
+  double v = 0.0, reach = 0.0;
+  TsrVec3 c = tsr_v3(0, 0, 0);
+  for (int k = bd->first_shape; k < bd->first_shape + bd->shape_count; k++) {
+    const TsrShapeDef *s = &m->shapes[k];
+    if (s->type == TSR_SHAPE_PLANE) continue;
+    double vk = tsr_model_shape_volume(s);
+    c = tsr_v3_madd(c, s->position, vk);
+    v += vk;
+    const double *p = s->params;
+    double r = s->type == TSR_SHAPE_BOX      ? 0.5 * sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2])
+               : s->type == TSR_SHAPE_SPHERE ? p[0]
+                                             : p[0] + 0.5 * p[1];  // capsule, cylinder: radius + half length
+    reach = fmax(reach, tsr_v3_norm(s->position) + r);
+  }
+  if (!(v > 0.0)) return -1;
+  *centroid = tsr_v3_scale(c, 1.0 / v);
+  *size = reach;
+  return 0;
+}

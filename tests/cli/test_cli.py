@@ -145,6 +145,21 @@ joints:
           "output.contacts: false passes check_run_file.py, and the same rows fail it when contacts were written "
           "(%d, %d: %s, %d: %s)" % (rc, r1.returncode, r1.stdout.strip()[:80], r2.returncode, r2.stdout.strip()[:80]))
 
+    # check notes a compound whose parts are not balanced about its origin
+    # (the centre of mass the dynamics use): a stick with a ball to one side.
+    lolly = os.path.join(tmp, "lolly.yaml")
+    with open(lolly, "w") as fh:
+        fh.write("format: tessera-model/1\nname: l\nbodies:\n"
+                 "  - name: lolly\n    mass: 1\n"
+                 "    shape: {type: compound, parts: [{type: box, size: [0.02, 0.02, 1.0]},\n"
+                 "            {type: sphere, radius: 0.1, position: [0.4, 0, 0.5]}]}\n")
+    vb, vs = 0.02 * 0.02 * 1.0, 4.0 / 3.0 * math.pi * 0.1 ** 3
+    off = math.hypot(0.4, 0.5) * vs / (vb + vs)
+    rc, _, err = run("check", lolly)
+    m = re.search(r":4:5: note: body 'lolly': its shapes' centroid is ([0-9.]+) m from the body origin", err)
+    check(rc == 0 and m and abs(float(m.group(1)) - off) < 0.0005 * off + 1e-3,
+          "check notes an unbalanced compound at FILE:LINE:COL, %.3g m off (%s)" % (off, err.strip()[:160]))
+
     # An unwritable --json path is bad input: exit 2 before anything runs.
     t0 = time.monotonic()
     rc, _, err = run("compare", pend, "--solvers", "pgs", "--steps", "100000", "--json",
