@@ -42,6 +42,8 @@ def load_stats(path):
             raise ValueError(f"{path}: no /stats/{missing[0]} (a damaged run file?)")
         S = min(f["/stats/" + k].shape[0] for k in STAT_SETS)
         run = {k: f["/stats/" + k][:S] for k in STAT_SETS}
+        ov = f["/model/overrides"][:] if "/model/overrides" in f else []
+        run["overrides"] = tuple(sorted(x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in ov))
         run.update(path=path, name=os.path.basename(path), steps=S,
                    solver=_attr(f, "solver", "?"), partitioning=_attr(f, "partitioning", "?"),
                    model=_attr(f, "model_name", "?"), complete=int(_attr(f, "complete", 0)),
@@ -82,6 +84,17 @@ def labels(runs):
     return [b if base.count(b) == 1 else f"{b} ({r['name']})" for r, b in zip(runs, base)]
 
 
+# Command-line overrides that choose how a model is solved, not what it is.
+SOLVE_FLAGS = ("--solver", "--partition", "--refine", "--threads", "--max-bodies", "--every")
+
+
 def same_problem(a, b):
-    """Two runs of one model over the same steps: their times compare."""
-    return a["model"] == b["model"] and a["steps"] == b["steps"] and a["step"] == b["step"]
+    """Two runs of one model over the same steps, with the same changes to
+    the model (--set, --duration...; solver choices aside): their times
+    compare."""
+
+    def model_changes(r):
+        return tuple(o for o in r.get("overrides", ()) if not o.startswith(SOLVE_FLAGS))
+
+    return (a["model"] == b["model"] and a["steps"] == b["steps"] and a["step"] == b["step"]
+            and model_changes(a) == model_changes(b))

@@ -253,10 +253,12 @@ int tsr_cmd_run(int argc, char **argv) {
   }
   if (interrupted && !status) {
     if (world.step > written)  // in the middle of a step, which is not written
-      tsr_cli_error("interrupted at step %ld, which is not written; %s holds every step before it (complete = 0)",
-                    world.step, o.output);
+      tsr_cli_error(
+          "interrupted at step %ld, which is not written; %s holds the steps before it and their frames (complete = 0)",
+          world.step, o.output);
     else
-      tsr_cli_error("interrupted after step %ld; %s holds every step so far (complete = 0)", world.step, o.output);
+      tsr_cli_error("interrupted after step %ld; %s holds the steps so far and their frames (complete = 0)", world.step,
+                    o.output);
     status = 130;
   }
   if (complete && !o.quiet)

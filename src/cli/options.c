@@ -178,11 +178,8 @@ int tsr_run_options_overrides(const TsrRunOptions *o, char ***out) {
       n = add_override(v, n, ints[i].flag, num);
     }
   if (!isnan(o->duration)) {
-    if (o->duration_arg)  // as given: 6.6, not 6.5999999999999996
-      snprintf(num, sizeof num, "%s", o->duration_arg);
-    else
-      snprintf(num, sizeof num, "%.17g", o->duration);
-    n = add_override(v, n, "--duration", num);
+    if (!o->duration_arg) snprintf(num, sizeof num, "%.17g", o->duration);
+    n = add_override(v, n, "--duration", o->duration_arg ? o->duration_arg : num);  // as given: 6.6, not 6.59...96
   }
   if (n < 0) {
     tsr_strings_free(v, o->n_sets + 10);

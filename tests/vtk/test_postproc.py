@@ -79,4 +79,11 @@ p = subprocess.run([py, os.path.join(post, "table.py"), other, runs["pgs"]], cap
 mixed = {c[0]: c[1:] for c in ([x.strip() for x in l.strip("|").split("|")] for l in p.stdout.splitlines()[2:])}
 check(p.returncode == 0 and mixed.get("pgs (hanging_chain)", [""] * 4)[3] == "-"
       and mixed.get("direct-bpp (rock_pile)", [""] * 4)[3] == "1.00", f"two models: {p.stdout}")
+# The same model changed by --set is another problem: no speedup against it.
+changed = os.path.join(tmp, "changed.h5")
+tessera("run", model, "-o", changed, "--solver", "direct-bpp", "--steps", "20", "--quiet", "--overwrite", "--set",
+        "bodies.load.mass=10", check_rc=0)
+p = subprocess.run([py, os.path.join(post, "table.py"), changed, runs["pgs"]], capture_output=True, text=True)
+rows2 = {c[0]: c[1:] for c in ([x.strip() for x in l.strip("|").split("|")] for l in p.stdout.splitlines()[2:])}
+check(p.returncode == 0 and rows2.get("pgs", [""] * 4)[3] == "-", f"a --set run as the baseline: {p.stdout}")
 finish("postproc")
