@@ -182,8 +182,8 @@ static int read_body(TsrLoadCtx *c, const TsrYNode *n, int index, TsrModel *m, B
     ok = 0;
   }
   if (tsr_model_opt_int(c, n, "count", 1, &b->count) == 0) ok = 0;
-  if (b->count > 1000000) {
-    tsr_model_error(c, tsr_ytree_get(n, "count"), "count %ld is more than 1000000", b->count);
+  if (b->count > TSR_MAX_COUNT) {
+    tsr_model_error(c, tsr_ytree_get(n, "count"), "count: at most %d, got %ld", TSR_MAX_COUNT, b->count);
     ok = 0;
     b->count = 0;
   }

@@ -138,6 +138,10 @@ char *tsr_model_sprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2
 int tsr_model_shapes(TsrLoadCtx *c, const TsrYNode *shape, int body, TsrModel *m, double *volume, int *has_plane);
 // Volume and solid inertia (per unit mass, about the shape's own centre,
 // in the shape frame) of one primitive.
+// Largest `count` of a body or joint array (a typo beyond it: a million
+// bodies already need tens of GB of rows).
+#define TSR_MAX_COUNT 1000000
+
 double tsr_model_shape_volume(const TsrShapeDef *s);
 TsrMat3 tsr_model_shape_unit_inertia(const TsrShapeDef *s);
 // Inertia about the body origin of shapes[0..n) holding `mass`, split by volume.

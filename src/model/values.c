@@ -161,8 +161,11 @@ int tsr_model_int(TsrLoadCtx *c, const TsrYNode *n, const char *key, long min, l
     tsr_model_error(c, n, "%s: expected an integer, got %s", key, shown(n, buf, sizeof buf));
     return 0;
   }
-  if (fabs(v) > 1e9) {
-    tsr_model_error(c, n, "%s: expected an integer of at most 1e9 in size, got %s", key, shown(n, buf, sizeof buf));
+  if (fabs(v) > 1e9) {  // a count says its own bound, as bodies.c and joints.c do below it
+    if (!strcmp(key, "count"))
+      tsr_model_error(c, n, "count: at most %d, got %s", TSR_MAX_COUNT, shown(n, buf, sizeof buf));
+    else
+      tsr_model_error(c, n, "%s: expected an integer of at most 1e9 in size, got %s", key, shown(n, buf, sizeof buf));
     return 0;
   }
   if ((long)v < min) {
