@@ -276,7 +276,9 @@ static int check_pairs(const TsrCollider *c, const TsrModel *m, char *err, int e
 }
 
 // The farthest point of a shape from its body's origin.
-static double shape_rho(const TsrShapeDef *s) { return tsr_v3_norm(s->position) + tsr_contact_bounding_radius(s, 0.0); }
+static double shape_rho(const TsrShapeDef *s) {
+  return tsr_v3_norm(s->position) + tsr_model_shape_bounding_radius(s, 0.0);
+}
 
 // Half a shape's largest extent: how close to a joint's anchor a contact
 // must be for drop_joint_duplicates. A capsule link's cap contact lies
@@ -1324,7 +1326,7 @@ static void set_reach(TsrCollider *c, const TsrShapeDef *s, int k, double e) {
 static double bounding_gap(const TsrCollider *c, const TsrModel *m, int k, int f) {
   const double half = 0.5 * c->margin;
   const dReal *o = dGeomGetPosition(c->geoms[k]);
-  const double rk = tsr_contact_bounding_radius(&m->shapes[k], half);
+  const double rk = tsr_model_shape_bounding_radius(&m->shapes[k], half);
   if (m->shapes[f].type == TSR_SHAPE_PLANE) {
     dVector4 pl;
     dGeomPlaneGetParams(c->geoms[f], pl);
@@ -1332,7 +1334,7 @@ static double bounding_gap(const TsrCollider *c, const TsrModel *m, int k, int f
   }
   const dReal *p = dGeomGetPosition(c->geoms[f]);
   return sqrt((o[0] - p[0]) * (o[0] - p[0]) + (o[1] - p[1]) * (o[1] - p[1]) + (o[2] - p[2]) * (o[2] - p[2])) - rk -
-         tsr_contact_bounding_radius(&m->shapes[f], half);
+         tsr_model_shape_bounding_radius(&m->shapes[f], half);
 }
 
 // Planes are kept out of the sweep and prune. ODE bounds a plane whose

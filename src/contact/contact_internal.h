@@ -26,27 +26,6 @@ static inline TsrVec3 tsr_contact_state_velocity(const TsrBodies *b, int k, TsrV
   return tsr_v3_add(b->v[k], tsr_v3_cross(b->w[k], r));
 }
 
-// Distance from a shape's centre to its farthest point, for the shape grown
-// by `grow` on every side (sphere and capsule radius, box half sizes,
-// cylinder radius and half length); 0 for a plane.
-static inline double tsr_contact_bounding_radius(const TsrShapeDef *s, double grow) {
-  const double *p = s->params;
-  switch (s->type) {
-    case TSR_SHAPE_SPHERE:
-      return p[0] + grow;
-    case TSR_SHAPE_CAPSULE:
-      return (p[0] + grow) + 0.5 * p[1];
-    case TSR_SHAPE_BOX:
-      return 0.5 * sqrt((p[0] + 2 * grow) * (p[0] + 2 * grow) + (p[1] + 2 * grow) * (p[1] + 2 * grow) +
-                        (p[2] + 2 * grow) * (p[2] + 2 * grow));
-    case TSR_SHAPE_CYLINDER:
-      return sqrt((p[0] + grow) * (p[0] + grow) + 0.25 * (p[1] + 2 * grow) * (p[1] + 2 * grow));
-    case TSR_SHAPE_PLANE:
-      return 0.0;
-  }
-  return 0.0;
-}
-
 // The least of a convex function f on [0, 1] (a signed distance to a
 // convex set along a segment) by golden-section search, 60 steps (to
 // rounding). Returns its argument, snapped to an end whose value is within

@@ -98,15 +98,19 @@ int tsr_contact_materials(TsrContacts *cs, const TsrModel *m) {
   return 0;
 }
 
-// (r x t)^T I^-1 (r x t) + 1/m for a moving body.
-static double inv_eff_mass(const TsrBodies *b, int k, TsrVec3 r, TsrVec3 t) {
+// J_a M_k^-1 J_b^T of body k for two unit directions na, nb at arms ra, rb:
+// (ra x na)^T I^-1 (rb x nb) + (na . nb) / m; 0 for a fixed body.
+static double body_coupling(const TsrBodies *b, int k, TsrVec3 ra, TsrVec3 na, TsrVec3 rb, TsrVec3 nb) {
   if (b->fixed[k] || b->inv_mass[k] <= 0.0) return 0.0;
-  TsrVec3 a = tsr_v3_cross(r, t);
+  TsrVec3 a = tsr_v3_cross(ra, na), c = tsr_v3_cross(rb, nb);
   const double *I = &b->inv_inertia_world[9 * k];
-  TsrVec3 Ia = tsr_v3(I[0] * a.x + I[1] * a.y + I[2] * a.z, I[3] * a.x + I[4] * a.y + I[5] * a.z,
-                      I[6] * a.x + I[7] * a.y + I[8] * a.z);
-  return b->inv_mass[k] * tsr_v3_dot(t, t) + tsr_v3_dot(a, Ia);
+  TsrVec3 Ic = tsr_v3(I[0] * c.x + I[1] * c.y + I[2] * c.z, I[3] * c.x + I[4] * c.y + I[5] * c.z,
+                      I[6] * c.x + I[7] * c.y + I[8] * c.z);
+  return b->inv_mass[k] * tsr_v3_dot(na, nb) + tsr_v3_dot(a, Ic);
 }
+
+// (r x t)^T I^-1 (r x t) + 1/m for a moving body.
+static double inv_eff_mass(const TsrBodies *b, int k, TsrVec3 r, TsrVec3 t) { return body_coupling(b, k, r, t, r, t); }
 
 static TsrRow *push_row(TsrRowSet *rows, const TsrContact *c, int source, TsrVec3 t, int8_t type) {
   TsrRow *r = tsr_rowset_push(rows);
@@ -148,17 +152,8 @@ static TsrVec3 tangent(const TsrContacts *cs, const TsrContact *c, const TsrBodi
 // J_a M^-1 J_b^T of two normal rows of one body pair: what an impulse on
 // contact b does to the approach speed at contact a.
 static double pair_coupling(const TsrBodies *b, const TsrContact *ca, const TsrContact *cb) {
-  double s = 0.0;
-  for (int side = 0; side < 2; side++) {
-    int k = ca->body[side];
-    if (b->fixed[k] || b->inv_mass[k] <= 0.0) continue;
-    TsrVec3 a = tsr_v3_cross(ca->r[side], ca->normal), c = tsr_v3_cross(cb->r[side], cb->normal);
-    const double *I = &b->inv_inertia_world[9 * k];
-    TsrVec3 Ic = tsr_v3(I[0] * c.x + I[1] * c.y + I[2] * c.z, I[3] * c.x + I[4] * c.y + I[5] * c.z,
-                        I[6] * c.x + I[7] * c.y + I[8] * c.z);
-    s += b->inv_mass[k] * tsr_v3_dot(ca->normal, cb->normal) + tsr_v3_dot(a, Ic);
-  }
-  return s;
+  return body_coupling(b, ca->body[0], ca->r[0], ca->normal, cb->r[0], cb->normal) +
+         body_coupling(b, ca->body[1], ca->r[1], ca->normal, cb->r[1], cb->normal);
 }
 
 // The normal impulses that would stop the approach of a shape pair's new

@@ -402,7 +402,7 @@ int tsr_solid_pair(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fs
   if (!(centre > 0.0)) return n;  // the centre inside f: ODE's
   // every point of g farther from f than either can move: none (most pairs
   // of a pile's speculative broad phase)
-  if (centre - tsr_contact_bounding_radius(&x->m->shapes[shape], 0.5 * x->m->settings.contact.margin) > motion)
+  if (centre - tsr_model_shape_bounding_radius(&x->m->shapes[shape], 0.5 * x->m->settings.contact.margin) > motion)
     return n;
   TsrVec3 ax[3], p[8];
   int np = solid_points(g, dir, ax, p), m = 0, touching = 0;
@@ -474,8 +474,8 @@ int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, i
   const TsrVec3 cg = geom_pos(g), cf = geom_pos(f);
   const TsrShapeDef *sg = &x->m->shapes[shape], *sf = &x->m->shapes[fshape];
   double apart = tsr_v3_norm(tsr_v3_sub(cg, cf)) -
-                 tsr_contact_bounding_radius(sg, 0.5 * x->m->settings.contact.margin) -
-                 tsr_contact_bounding_radius(sf, 0.5 * x->m->settings.contact.margin);
+                 tsr_model_shape_bounding_radius(sg, 0.5 * x->m->settings.contact.margin) -
+                 tsr_model_shape_bounding_radius(sf, 0.5 * x->m->settings.contact.margin);
   if (apart > motion) return n;
   TsrVec3 ax[2][3], c[2][8], any = tsr_v3(0, 0, 1);
   solid_points(g, any, ax[0], c[0]);
@@ -519,7 +519,7 @@ int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, i
   // The closest points of two disjoint convex bodies: the plane through bq
   // normal to nrm separates them (checked on the corners, to rounding).
   double lo = INFINITY, hi = -INFINITY,
-         tol = 1e-12 * (tsr_contact_bounding_radius(sg, 0.0) + tsr_contact_bounding_radius(sf, 0.0));
+         tol = 1e-12 * (tsr_model_shape_bounding_radius(sg, 0.0) + tsr_model_shape_bounding_radius(sf, 0.0));
   for (int k = 0; k < 8; k++) {
     lo = fmin(lo, tsr_v3_dot(nrm, tsr_v3_sub(c[0][k], bq)));
     hi = fmax(hi, tsr_v3_dot(nrm, tsr_v3_sub(c[1][k], bq)));

@@ -236,6 +236,27 @@ int tsr_model_load_string(const char *path, const char *text, size_t len, const 
 void tsr_model_free(TsrModel *m);
 
 // Index of the body named `name`, or -1.
+// Distance from a shape's centre to its farthest point, for the shape grown
+// by `grow` on every side (sphere and capsule radius, box half sizes,
+// cylinder radius and half length); 0 for a plane.
+static inline double tsr_model_shape_bounding_radius(const TsrShapeDef *s, double grow) {
+  const double *p = s->params;
+  switch (s->type) {
+    case TSR_SHAPE_SPHERE:
+      return p[0] + grow;
+    case TSR_SHAPE_CAPSULE:
+      return (p[0] + grow) + 0.5 * p[1];
+    case TSR_SHAPE_BOX:
+      return 0.5 * sqrt((p[0] + 2 * grow) * (p[0] + 2 * grow) + (p[1] + 2 * grow) * (p[1] + 2 * grow) +
+                        (p[2] + 2 * grow) * (p[2] + 2 * grow));
+    case TSR_SHAPE_CYLINDER:
+      return sqrt((p[0] + grow) * (p[0] + grow) + 0.25 * (p[1] + 2 * grow) * (p[1] + 2 * grow));
+    case TSR_SHAPE_PLANE:
+      return 0.0;
+  }
+  return 0.0;
+}
+
 int tsr_model_find_body(const TsrModel *m, const char *name);
 
 // The centroid of body b's shapes, weighted by volume (mass split by

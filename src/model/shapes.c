@@ -207,11 +207,7 @@ int tsr_model_body_centroid(const TsrModel *m, int b, TsrVec3 *centroid, double 
     double vk = tsr_model_shape_volume(s);
     c = tsr_v3_madd(c, s->position, vk);
     v += vk;
-    const double *p = s->params;
-    double r = s->type == TSR_SHAPE_BOX      ? 0.5 * sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2])
-               : s->type == TSR_SHAPE_SPHERE ? p[0]
-                                             : p[0] + 0.5 * p[1];  // capsule, cylinder: radius + half length
-    reach = fmax(reach, tsr_v3_norm(s->position) + r);
+    reach = fmax(reach, tsr_v3_norm(s->position) + tsr_model_shape_bounding_radius(s, 0.0));
   }
   if (!(v > 0.0)) return -1;
   *centroid = tsr_v3_scale(c, 1.0 / v);
