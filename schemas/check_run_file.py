@@ -239,6 +239,7 @@ class Checker:
         if R > min(d.shape[0] for d in rows.values()) or C > min(d.shape[0] for d in cons.values()):
             return  # reported by the offset checks
         t0, found = 0, set()
+        contacts_written = int(self.f.attrs.get("output_contacts", 1)) != 0
         while t0 < T:
             t1 = min(T, int(np.searchsorted(co, co[t0] + 1_000_000, side="right")), t0 + 100_000)
             t1 = max(t1, t0 + 1)
@@ -258,14 +259,14 @@ class Checker:
                     found.add("/constraints/body: index outside -1..n-1")
                 if rows["/constraints/subsystem"][r0:r1].min() < -1:
                     found.add("/constraints/subsystem: values below -1")
-                # Contact rows name a contact of their own frame.
-                frame_of_row = np.repeat(np.arange(t0, t1), np.diff(co[t0 : t1 + 1]))
-                ncont = np.diff(ko)[frame_of_row]
-                c_rows = (ty == 1) | (ty == 2)
-                # (not checkable when the contacts were not written: output_contacts = 0)
-                contacts_written = int(self.f.attrs.get("output_contacts", 1)) != 0
-                if contacts_written and (np.any(src[c_rows] < 0) or np.any(src[c_rows] >= ncont[c_rows])):
-                    found.add("/constraints/source: a contact row names no contact of its frame")
+                # Contact rows name a contact of their own frame (not checkable
+                # when the contacts were not written: output_contacts = 0).
+                if contacts_written:
+                    frame_of_row = np.repeat(np.arange(t0, t1), np.diff(co[t0 : t1 + 1]))
+                    ncont = np.diff(ko)[frame_of_row]
+                    c_rows = (ty == 1) | (ty == 2)
+                    if np.any(src[c_rows] < 0) or np.any(src[c_rows] >= ncont[c_rows]):
+                        found.add("/constraints/source: a contact row names no contact of its frame")
             if k1 > k0:
                 b = cons["/contacts/body"][k0:k1]
                 if n is not None and (b.min() < -1 or b.max() >= n):

@@ -214,14 +214,23 @@ static void json_num(FILE *f, const char *key, double v, int last) {
 
 // The table as JSON (postproc/benchmarks.py reads it): written to a temporary
 // name and renamed, so a reader never sees half a file.
-static int write_json(const char *path, const char *model, const char *replay, int ns, const Row *rows) {
+// Opens PATH.tmp for writing, its name into *tmp (the caller frees it);
+// NULL, said, when it cannot.
+static FILE *open_json_tmp(const char *path, char **tmp) {
   size_t len = strlen(path) + 8;
-  char *tmp = malloc(len);
-  if (!tmp) return -1;
-  snprintf(tmp, len, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
+  FILE *f = NULL;
+  if ((*tmp = malloc(len))) {
+    snprintf(*tmp, len, "%s.tmp", path);
+    f = fopen(*tmp, "w");
+  }
+  if (!f) tsr_cli_error("--json: cannot write %s: %s", path, *tmp ? strerror(errno) : "out of memory");
+  return f;
+}
+
+static int write_json(const char *path, const char *model, const char *replay, int ns, const Row *rows) {
+  char *tmp;
+  FILE *f = open_json_tmp(path, &tmp);
   if (!f) {
-    tsr_cli_error("--json: cannot write %s: %s", path, strerror(errno));
     free(tmp);
     return -1;
   }
@@ -349,18 +358,11 @@ static void print_phases(int ns, const Row *rows) {
              rows[k].merged_ms);
 }
 
-// argv[*i] as the option name: its value is the next argument or, with
-// with_eq, also "name=value". Returns 1 (taken: *out, *i past it), 0 (not
-// this option) or -1 (no value: the error is printed).
-static int option_value(int argc, char **argv, int *i, const char *name, int with_eq, const char *what,
-                        const char **out) {
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n)) return 0;
-  if (argv[*i][n] == '=' && with_eq) {
-    *out = argv[*i] + n + 1;
-    return 1;
-  }
-  if (argv[*i][n] != '\0') return 0;
+// argv[*i] as the option name: its value is the next argument ("name=value"
+// is split into the two by main.c). Returns 1 (taken: *out, *i past it), 0
+// (not this option) or -1 (no value: the error is printed).
+static int option_value(int argc, char **argv, int *i, const char *name, const char *what, const char **out) {
+  if (strcmp(argv[*i], name)) return 0;
   if (*i + 1 >= argc) {
     tsr_cli_error("%s needs %s", name, what);
     return -1;
@@ -379,9 +381,9 @@ int tsr_cmd_compare(int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     int got = 0;
     if (i > 0) {
-      got = option_value(argc, argv, &i, "--solvers", 1, "a value", &solvers);
-      if (!got) got = option_value(argc, argv, &i, "--json", 0, "a file name", &json);
-      if (!got) got = option_value(argc, argv, &i, "--replay", 1, "a solver name", &replay);
+      got = option_value(argc, argv, &i, "--solvers", "a value", &solvers);
+      if (!got) got = option_value(argc, argv, &i, "--json", "a file name", &json);
+      if (!got) got = option_value(argc, argv, &i, "--replay", "a solver name", &replay);
       if (!got && !strcmp(argv[i], "--cond")) got = cond = 1;
     }
     if (got < 0) {
@@ -429,14 +431,11 @@ int tsr_cmd_compare(int argc, char **argv) {
   // An unwritable --json path is bad input: said before the runs, exit 2
   // (it was found after them, as a failure).
   if (json) {
-    size_t len = strlen(json) + 8;
-    char *tmp = malloc(len);
-    FILE *f = NULL;
-    if (tmp) snprintf(tmp, len, "%s.tmp", json), f = fopen(tmp, "w");
+    char *tmp;
+    FILE *f = open_json_tmp(json, &tmp);
     if (f) fclose(f), remove(tmp);
     free(tmp);
     if (!f) {
-      tsr_cli_error("--json: cannot write %s: %s", json, strerror(errno));
       free(list);
       tsr_run_options_free(&o);
       free(args);

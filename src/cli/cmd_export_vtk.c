@@ -71,7 +71,7 @@ static int parse_time(const char *opt, const char *s, double *out) {
 int tsr_cmd_export_vtk(int argc, char **argv) {
   const char *run = NULL, *dir = NULL;
   TsrVtkExportOptions o = {.every = 1, .t_from = -INFINITY, .t_to = INFINITY, .segments = 0};
-  long threads = 0, segments = 0;
+  long threads = -1, segments = 0;  // threads: -1 OMP_NUM_THREADS or every core; 0 every core
   int quiet = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -89,7 +89,6 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
       if (!want_value(argc, argv, i) || parse_time(a, argv[++i], &o.t_to)) return 2;
     } else if (!strcmp(a, "--threads")) {
       if (!want_value(argc, argv, i) || parse_long(a, argv[++i], 0, TSR_MAX_THREADS, &threads)) return 2;
-      if (threads == 0) threads = -1;  // 0 = every core, as for run and compare
     } else if (!strcmp(a, "--segments")) {
       if (!want_value(argc, argv, i) || parse_long(a, argv[++i], 3, 128, &segments)) return 2;
     } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
@@ -117,7 +116,7 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
     return 2;
   }
   o.segments = (int)segments;
-  if (threads != 0) tsr_cli_apply_threads(threads > 0 ? (int)threads : 0);
+  if (threads >= 0) tsr_cli_apply_threads((int)threads);  // 0: every core, as for run and compare
   TsrVtkExportResult res;
   char err[1024];
   double t0 = tsr_now_seconds();

@@ -62,7 +62,7 @@ static void default_omp_wait(char **argv) {
 // too; no option's value does (file names, numbers, KEY=VALUE pairs).
 // Returns the new argv (NULL-terminated, argc in *n; the caller frees it), or
 // argv itself when nothing splits, or NULL (said) for a value given to an
-// option that takes none.
+// option that takes none, or out of memory.
 static char **split_equals(int argc, char **argv, int *n) {
   int extra = 0;
   for (int i = 1; i < argc; i++) extra += !strncmp(argv[i], "--", 2) && argv[i][2] && strchr(argv[i], '=');
@@ -80,7 +80,10 @@ static char **split_equals(int argc, char **argv, int *n) {
       }
   }
   char **out = calloc((size_t)(argc + extra + 1), sizeof *out);
-  if (!out) return argv;
+  if (!out) {
+    tsr_cli_error("out of memory");
+    return NULL;
+  }
   int k = 0;
   for (int i = 0; i < argc; i++) {
     char *eq = i > 0 && !strncmp(argv[i], "--", 2) && argv[i][2] ? strchr(argv[i], '=') : NULL;

@@ -177,10 +177,7 @@ int tsr_run_options_overrides(const TsrRunOptions *o, char ***out) {
       snprintf(num, sizeof num, "%ld", ints[i].value);
       n = add_override(v, n, ints[i].flag, num);
     }
-  if (!isnan(o->duration)) {
-    if (!o->duration_arg) snprintf(num, sizeof num, "%.17g", o->duration);
-    n = add_override(v, n, "--duration", o->duration_arg ? o->duration_arg : num);  // as given: 6.6, not 6.59...96
-  }
+  if (o->duration_arg) n = add_override(v, n, "--duration", o->duration_arg);  // as given: 6.6, not 6.59...96
   if (n < 0) {
     tsr_strings_free(v, o->n_sets + 10);
     return -1;

@@ -187,14 +187,13 @@ static double pair_coupling(const TsrBodies *b, const TsrContact *ca, const TsrC
 #define PAIR_ESTIMATE_TOL 1e-6     // stop: every row's speed within this of the largest approach
 #define PAIR_ESTIMATE_ACCEPT 1e-3  // after the last sweep: good enough for a friction bound
 #define RESTING_APPROACH 2.0
-static int pair_estimate(TsrContacts *cs, const TsrBodies *b, const TsrRowSet *rows, int n, const int *row,
-                         const double *approach, double g_h) {
+static int pair_estimate(TsrContacts *cs, const TsrBodies *b, int n, const int *row, const double *approach,
+                         const double *kaa, double g_h) {
   for (int a = 0; a < n; a++)
     if (approach[a] > RESTING_APPROACH * g_h) return 0;
   double K[PAIR_ESTIMATE_MAX][PAIR_ESTIMATE_MAX], l[PAIR_ESTIMATE_MAX];
   for (int a = 0; a < n; a++) {
-    for (int c = 0; c < n; c++) K[a][c] = pair_coupling(b, &cs->c[row[a]], &cs->c[row[c]]);
-    K[a][a] += rows->rows[cs->first_row + 3 * row[a]].compliance;
+    for (int c = 0; c < n; c++) K[a][c] = c == a ? kaa[a] : pair_coupling(b, &cs->c[row[a]], &cs->c[row[c]]);
     if (!(K[a][a] > 0.0)) return 0;
     l[a] = 0.0;
   }
@@ -240,8 +239,11 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
                            TsrRowSet *rows) {
   cs->first_row = rows->count;
   int group_start = 0, need = 0;
-  int est_row[PAIR_ESTIMATE_MAX];  // this pair's contacts that need an estimate, and their approach speeds
-  double est_approach[PAIR_ESTIMATE_MAX];
+  // this pair's contacts that need an estimate: their approach speeds and
+  // diagonals of K (J M^-1 J^T + compliance of their normal rows)
+  int est_row[PAIR_ESTIMATE_MAX];
+  double est_approach[PAIR_ESTIMATE_MAX], est_k[PAIR_ESTIMATE_MAX];
+  const double g_h = tsr_v3_norm(m->settings.gravity) * h;  // one step of gravity, speed
   for (int i = 0; i < cs->n; i++) {
     TsrContact *c = &cs->c[i];
     int b0 = c->body[0], b1 = c->body[1];
@@ -274,7 +276,7 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
       double k = inv_eff_mass(b, b0, c->r[0], n) + inv_eff_mass(b, b1, c->r[1], n) + rn->compliance;
       double approach = -(tsr_v3_dot(n, vf_rel) + rn->rhs);
       c->bound_normal = k > 0.0 && approach > 0.0 ? approach / k : 0.0;
-      if (need < PAIR_ESTIMATE_MAX) est_row[need] = i, est_approach[need] = approach;
+      if (need < PAIR_ESTIMATE_MAX) est_row[need] = i, est_approach[need] = approach, est_k[need] = k;
       need++;
     }
 
@@ -295,8 +297,7 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
     if (!last) continue;
     int touching = 0;  // unmatched contacts within the margin: those that can take on a carried load
     for (int j = group_start; j <= i; j++) touching += cs->c[j].estimated && cs->c[j].depth > -cs->margin;
-    int joint = need > 1 && need <= PAIR_ESTIMATE_MAX &&
-                pair_estimate(cs, b, rows, need, est_row, est_approach, tsr_v3_norm(m->settings.gravity) * h);
+    int joint = need > 1 && need <= PAIR_ESTIMATE_MAX && pair_estimate(cs, b, need, est_row, est_approach, est_k, g_h);
     for (int j = group_start; j <= i; j++) {
       TsrContact *cj = &cs->c[j];
       // An unmatched contact gets its share of the pair's estimate, or, if

@@ -84,6 +84,13 @@ int tsr_mlcp_reserve(TsrMlcp *p, int m, int nnz);
 int tsr_mlcp_assemble(const TsrRowSet *rows, int n_bodies, const double *inv_mass, const double *inv_inertia,
                       const double *v_free, TsrMlcp *out);
 
+// |b|_inf (fmax: a NaN entry is skipped).
+static inline double tsr_mlcp_b_inf(const TsrMlcp *p) {
+  double bmax = 0.0;
+  for (int i = 0; i < p->m; i++) bmax = fmax(bmax, fabs(p->b[i]));
+  return bmax;
+}
+
 // w = A lambda + b.
 void tsr_mlcp_slack(const TsrMlcp *p, const double *lambda, double *w);
 

@@ -334,8 +334,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
     // relative residual 0.5 by the stages above; the substructured solvers,
     // whose coupling iterations do this, solved them.
     for (int round = 0; round < CONTINUE_ROUNDS && index_set; round++) {
-      memcpy(lambda, r->best_lambda, (size_t)m * sizeof *lambda);
-      memcpy(index_set, r->best_set, (size_t)m);
+      copy_iterate(m, lambda, index_set, r->best_lambda, r->best_set);
       TsrSolveStats wst;
       int rc3 = bpp_with(p, params, 1, params->max_pivots, lambda, index_set, &wst, bpp);
       if (stage_solved(rc3, &wst, &spent, &facts, stats)) {
@@ -364,8 +363,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
     goto done;
   }
 keep_first:
-  memcpy(lambda, r->best_lambda, (size_t)m * sizeof *lambda);
-  if (index_set) memcpy(index_set, r->best_set, (size_t)m);
+  copy_iterate(m, lambda, index_set, r->best_lambda, r->best_set);
   *stats = first;
 done:
   if (r->trace)  // one line per solve that needed the restarts

@@ -136,7 +136,7 @@ static int direct_fallback(TsrSolver *s, const TsrMlcp *p, double *lambda, int8_
 // leaves lambda and the sets half written), instead of the run ending. Out
 // of memory, it fails as well, and the step fails as before.
 static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, double *lambda,
-                               int8_t *index_set, TsrSolveStats *stats) {
+                               int8_t *index_set, TsrSolveStats *stats, double bmax) {
   int m = p->m, kept = m > 0 && !s->no_fallback && !keep_room(s, m);
   if (kept) keep(s, m, lambda, index_set);
   int rc = tsr_schur_solve(p, part, &s->params, lambda, index_set, stats, s->schur);
@@ -154,8 +154,6 @@ static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartitio
     return drc;
   }
   if (rc <= 0 || !kept) return rc;
-  double bmax = 0.0;
-  for (int i = 0; i < m; i++) bmax = tsr_maxd(bmax, fabs(p->b[i]));
   if (stats->residual <= s->params.tolerance * fmax(1.0, bmax)) return rc;
   keep(s, m, lambda, index_set);
   TsrSolveStats sub = *stats, st = {0};
@@ -213,9 +211,7 @@ long tsr_solver_cond_mean(const TsrSolver *s, double *mean) {
 // cannot be told apart there.
 #define SOLVED_AT_DATA 1e-6
 
-static int holds_at_data_scale(TsrSolver *s, const TsrMlcp *p, const double *lambda, double residual) {
-  double bmax = 0.0;
-  for (int i = 0; i < p->m; i++) bmax = tsr_maxd(bmax, fabs(p->b[i]));
+static int holds_at_data_scale(TsrSolver *s, const TsrMlcp *p, const double *lambda, double residual, double bmax) {
   // The 2-norm bounds every row, and |b|_inf bounds the data scale from below
   // (finite both: inf <= inf would pass). The residual is the solver's own
   // Eq. 29 of the whole system (schur's from its subsystems' and interface
@@ -229,13 +225,14 @@ static int holds_at_data_scale(TsrSolver *s, const TsrMlcp *p, const double *lam
 }
 
 static int solve_by_type(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, double *lambda, int8_t *index_set,
-                         TsrSolveStats *stats);
+                         TsrSolveStats *stats, double bmax);
 
 int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, double *lambda, int8_t *index_set,
                      TsrSolveStats *stats) {
-  int rc = solve_by_type(s, p, part, lambda, index_set, stats);
+  double bmax = tsr_mlcp_b_inf(p);  // |b|_inf, once: the fallback's and the data-scale check's
+  int rc = solve_by_type(s, p, part, lambda, index_set, stats, bmax);
   if (rc == 0 && stats->converged && s->params.type != TSR_SOLVER_PGS && p->m > 0 &&
-      !holds_at_data_scale(s, p, lambda, stats->residual)) {
+      !holds_at_data_scale(s, p, lambda, stats->residual, bmax)) {
     stats->converged = 0;
     rc = 1;
   }
@@ -243,7 +240,7 @@ int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, d
 }
 
 static int solve_by_type(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, double *lambda, int8_t *index_set,
-                         TsrSolveStats *stats) {
+                         TsrSolveStats *stats, double bmax) {
   memset(stats, 0, sizeof *stats);
   stats->subsystems = 1;
   switch (s->params.type) {
@@ -258,7 +255,7 @@ static int solve_by_type(TsrSolver *s, const TsrMlcp *p, const TsrPartition *par
       return tsr_pgs_sm_solve(p, &s->params, lambda, index_set, stats, s->pgs_sm);
     case TSR_SOLVER_SCHUR_BPP:
     case TSR_SOLVER_SCHUR_PGS_SM:
-      return schur_with_fallback(s, p, part, lambda, index_set, stats);
+      return schur_with_fallback(s, p, part, lambda, index_set, stats, bmax);
     case TSR_SOLVER_FBIC:
       return tsr_fbic_solve(p, part, &s->params, lambda, index_set, stats, s->fbic);
     default:
