@@ -25,11 +25,11 @@ machine. What is run:
   * Table 4: log_tower and rock_pile with mindp at 8, 16, 32 and 64 bodies per
     subsystem (schur-pgs-sm, as the paper's table; schur-bpp beside it).
   * Strong scaling: schur-bpp and direct-bpp on bridge, log_tower_256 and
-    chain_drop at 1 .. nproc threads; a plot (benchmarks_scaling.png) and a
-    table.
+    chain_drop (--scaling-scenes) at 1 .. nproc threads (--scaling-threads);
+    a plot (benchmarks_scaling.png, beside the output) and a table.
   * Whole runs: direct-bpp and schur-bpp over the whole duration of
     chain_drop and chain_wrap (the scenes of seed 000 §7.5's claim) at 1
-    and nproc threads (--repeat runs each, the median kept), with schur-bpp's phase split and its fallbacks; and
+    and nproc threads (--whole-threads; --repeat runs each, the median kept), with schur-bpp's phase split and its fallbacks; and
     the same on identical problems (tessera compare --replay, each solver
     driving the trajectory in turn).
   * Safety nets: schur-bpp on the MLCPs of a direct-bpp run of chain_drop,
@@ -287,6 +287,17 @@ def scaling_plot(scal, path):
     return None
 
 
+def thread_list(text):
+    """'1,2,4' -> [1, 2, 4] (sorted, each at least 1)."""
+    try:
+        ts = sorted({int(t) for t in text.split(",") if t.strip()})
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected thread counts such as 1,2,4, got %r" % text)
+    if not ts or ts[0] < 1:
+        raise argparse.ArgumentTypeError("thread counts must be at least 1, got %r" % text)
+    return ts
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tessera", default=os.path.join(ROOT, "build", "tessera"))
@@ -306,8 +317,17 @@ def main(argv=None):
     ap.add_argument("--partition-steps", type=int, default=120, help="seed 003 Table 1 steps (0: skip)")
     ap.add_argument("--net-steps", type=int, default=600,
                     help="steps of the safety-net replays (chain_drop, chain_wrap, log_tower; 0: skip)")
+    ap.add_argument("--scaling-scenes", default=",".join(SCALING), help="strong scaling: scenes (comma-separated)")
+    ap.add_argument("--scaling-threads", type=thread_list, default=None,
+                    help="strong scaling: thread counts, e.g. 1,2,4,8 (default: 1 .. --threads)")
+    ap.add_argument("--whole-threads", type=thread_list, default=None,
+                    help="whole runs and replays: thread counts (default: 1 and --threads)")
+    ap.add_argument("--source-commit", default=None,
+                    help="the commit to name in the header when the tree has no .git (a copy sent to another machine)")
     ap.add_argument("-o", "--output", default=os.path.join(ROOT, "BENCHMARKS.md"))
     a = ap.parse_args(argv)
+    scaling_threads = a.scaling_threads or list(range(1, a.threads + 1))
+    whole_threads = a.whole_threads or sorted({1, a.threads})
     if not os.access(a.tessera, os.X_OK):
         log("error: %s is not an executable (build first: ./scripts/build.sh)" % a.tessera)
         return 2
@@ -349,11 +369,11 @@ def main(argv=None):
                 t4[scene][n] = compare(a.tessera, models[scene], ["direct-bpp", "schur-bpp", "schur-pgs-sm"], a.steps,
                                        a.threads, extra=["--partition", "mindp", "--max-bodies", str(n)])
     if not a.no_scaling:
-        for scene in SCALING:
+        for scene in [s for s in a.scaling_scenes.split(",") if s]:
             if scene not in models:
                 continue
             scal[scene] = {}
-            for t in range(1, a.threads + 1):
+            for t in scaling_threads:
                 log("scaling: %s, %d threads" % (scene, t))
                 rows = compare(a.tessera, models[scene], ["direct-bpp", "schur-bpp"], a.steps, t)
                 scal[scene][t] = {r["solver"]: r["mean_ms"] for r in rows}
@@ -364,7 +384,7 @@ def main(argv=None):
             if scene not in models:
                 continue
             for ref in ("direct-bpp", "schur-bpp"):
-                for t in sorted({1, a.threads}):
+                for t in whole_threads:
                     log("replay: %s, reference %s, %d threads" % (scene, ref, t))
                     replays[(scene, ref, t)] = replay(a.tessera, models[scene], ref, t)
     whole = {}
@@ -373,7 +393,7 @@ def main(argv=None):
         for scene in WHOLE:
             if scene not in models:
                 continue
-            for t in sorted({1, a.threads}):
+            for t in whole_threads:
                 runs = {}
                 for k in range(max(1, a.repeat)):
                     log("whole run: %s, %d threads (%d of %d)" % (scene, t, k + 1, max(1, a.repeat)))
@@ -424,7 +444,7 @@ def main(argv=None):
                 log("  failed (%d): %s" % (p.returncode, p.stderr.strip()[-400:]))
 
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip() or "?"
+                            text=True).stdout.strip() or a.source_commit or "?"
     dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
     cpu = "?"
