@@ -436,6 +436,15 @@ void tsr_substructure_start(const TsrMlcp *p, const TsrSolverParams *params, con
   }
 }
 
+// The team of a loop over the subsystems: no more threads than subsystems.
+// A thread without a subsystem would only be woken and joined (each
+// region's start and end wait on every thread of the team). On a 16-core
+// machine chain_wrap's 10 subsystems spent 4.6x longer in the S_Gamma phase
+// at 16 threads than at 6 (BENCHMARKS.md, 16 cores).
+static int sub_threads(const TsrSubstructure *ss) {
+  return ss->threads < ss->n_sub ? ss->threads : (ss->n_sub > 0 ? ss->n_sub : 1);
+}
+
 // SUBSYSTEMSOLVE on the subsystems whose deferred flag equals deferred: in
 // the coupling loop (0) every subsystem but the deferred linear ones, whose
 // statistics and rc are cleared; after it (1) those alone, the others left
@@ -445,7 +454,7 @@ static int solve_some(const TsrSolverParams *params, int deferred, TsrSubstructu
   TsrSolverParams sp = *params;
   sp.warm_start = 1;  // from sub->set (I^(k-1)), see Algorithm 1 and §5.2
   double longest = 0.0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail) reduction(max : longest)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sub_threads(ss)) reduction(| : fail) reduction(max : longest)
   for (int o = 0; o < ss->n_sub; o++) {
     TsrSchurSub *u = &ss->sub[ss->order[o]];
     if (u->deferred != deferred) {
@@ -917,7 +926,7 @@ static int refine_step(const TsrMlcp *p, double *lambda, const int *Fg, int nfg,
   double *w = ss->w, *t = ss->w_def, *dg = ss->lam_g_old;  // [m], [ng], [ng]
   tsr_mlcp_slack(p, lambda, w);
   int fail = 0, shifted = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail, shifted)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sub_threads(ss)) reduction(| : fail, shifted)
   for (int o = 0; o < ss->n_sub; o++)
     fail |= sub_free_solve(&ss->sub[ss->order[o]], shift, w, NULL, ss->sub[ss->order[o]].ry, &shifted) < 0;
   if (fail) return -1;
@@ -937,7 +946,7 @@ static int refine_step(const TsrMlcp *p, double *lambda, const int *Fg, int nfg,
     dg[k] = 0.0;
     dg[Fg[k]] = v;
   }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail, shifted)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sub_threads(ss)) reduction(| : fail, shifted)
   for (int o = 0; o < ss->n_sub; o++) {
     TsrSchurSub *u = &ss->sub[ss->order[o]];
     double *d = u->ry + u->n;
@@ -1062,7 +1071,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     // SCHURCOMP (Eqs. 24-25) from I^(k-1), blocks in parallel.
     int fail = 0;
     double longest = 0.0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail) reduction(max : longest)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sub_threads(ss)) reduction(| : fail) reduction(max : longest)
     for (int o = 0; o < N; o++) {
       TsrSchurSub *u = &ss->sub[ss->order[o]];
       double t0 = tsr_now_seconds();
@@ -1103,7 +1112,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     // fixed sets I^k.
     if (final_pass) {
       longest = 0.0;  // the fixed-set solves: the subsystem phase's critical path
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ss->threads) reduction(| : fail) reduction(max : longest)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sub_threads(ss)) reduction(| : fail) reduction(max : longest)
       for (int o = 0; o < N; o++) {
         TsrSchurSub *u = &ss->sub[ss->order[o]];
         double t0 = tsr_now_seconds();
