@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 """postproc/plot_stats.py and postproc/table.py on two runs (direct-bpp and
 pgs): two PNGs; a markdown table with one row per run whose numbers are those
-computed here from the run files with h5py."""
+computed here from the run files with h5py. postproc/sweep.py: a thread
+sweep's files and its table against them."""
+import json
 import os
 import subprocess
 import sys
@@ -10,7 +12,7 @@ import sys
 import h5py
 import numpy as np
 
-from vtkcheck import ROOT, check, finish, tessera, tmpdir
+from vtkcheck import ROOT, TESSERA, check, finish, tessera, tmpdir
 
 tmp = tmpdir("vtk_postproc_")
 model = os.path.join(ROOT, "examples", "hanging_chain.yaml")
@@ -86,4 +88,27 @@ tessera("run", model, "-o", changed, "--solver", "direct-bpp", "--steps", "20", 
 p = subprocess.run([py, os.path.join(post, "table.py"), changed, runs["pgs"]], capture_output=True, text=True)
 rows2 = {c[0]: c[1:] for c in ([x.strip() for x in l.strip("|").split("|")] for l in p.stdout.splitlines()[2:])}
 check(p.returncode == 0 and rows2.get("pgs", [""] * 4)[3] == "-", f"a --set run as the baseline: {p.stdout}")
+# sweep.py: one JSON per thread count, kept on a second run; the table's
+# ratio is direct-bpp's mean over schur-bpp's from those files.
+sw = os.path.join(tmp, "sweep")
+p = subprocess.run([py, os.path.join(post, "sweep.py"), "run", model, "--threads", "2,1", "--steps", "10", "-d", sw,
+                    "--tessera", TESSERA], capture_output=True, text=True)
+files = sorted(os.listdir(sw)) if os.path.isdir(sw) else []
+check(p.returncode == 0 and files == ["hanging_chain_t1.json", "hanging_chain_t2.json"],
+      f"sweep run: {p.returncode} {files} {p.stderr[-300:]}")
+p2 = subprocess.run([py, os.path.join(post, "sweep.py"), "run", model, "--threads", "1", "--steps", "10", "-d", sw,
+                     "--tessera", TESSERA],
+                    capture_output=True, text=True)
+check(p2.returncode == 0 and "kept" in p2.stderr, f"sweep run again keeps the result: {p2.stderr!r}")
+p = subprocess.run([py, os.path.join(post, "sweep.py"), "table", *[os.path.join(sw, f) for f in files]],
+                   capture_output=True, text=True)
+trows = [[c.strip() for c in ln.strip("|").split("|")] for ln in p.stdout.splitlines()[2:]]
+check(p.returncode == 0 and [r[2] for r in trows] == ["1", "2"], f"sweep table rows by threads: {p.stdout}")
+for f, r in zip(files, trows):
+    with open(os.path.join(sw, f)) as fh:
+        by = {x["solver"]: x for x in json.load(fh)["rows"]}
+    want = "%.2fx" % (by["direct-bpp"]["mean_ms"] / by["schur-bpp"]["mean_ms"])
+    check(len(r) > 7 and r[7] == want and r[3] == "10", f"{f}: ratio {r[7:8]} != {want}, steps {r[3:4]}")
+p = subprocess.run([py, os.path.join(post, "sweep.py"), "table", missing], capture_output=True, text=True)
+check(p.returncode == 2 and missing in p.stderr, f"sweep table of a missing file: {p.returncode} {p.stderr!r}")
 finish("postproc")
