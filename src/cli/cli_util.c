@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -16,6 +17,34 @@ void tsr_cli_error(const char *fmt, ...) {
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
+}
+
+void tsr_cli_arg(const char *arg, TsrCliArg *a) {
+  a->arg = a->name = arg;
+  a->value = NULL;
+  const char *eq = !strncmp(arg, "--", 2) && arg[2] ? strchr(arg, '=') : NULL;
+  // A name too long for buf is no option of ours: left whole, it is then
+  // reported as unknown as given.
+  if (!eq || (size_t)(eq - arg) >= sizeof a->buf) return;
+  memcpy(a->buf, arg, (size_t)(eq - arg));
+  a->buf[eq - arg] = '\0';
+  a->name = a->buf;
+  a->value = eq + 1;
+}
+
+const char *tsr_cli_value(const TsrCliArg *a, int argc, char **argv, int *i, const char *prefix) {
+  if (a->value) return a->value;
+  if (*i + 1 >= argc) {
+    tsr_cli_error("%s%s needs a value", prefix, a->name);
+    return NULL;
+  }
+  return argv[++*i];
+}
+
+int tsr_cli_no_value(const TsrCliArg *a, const char *prefix) {
+  if (!a->value) return 0;
+  tsr_cli_error("%soption '%s' takes no value (got '%s')", prefix, a->name, a->arg);
+  return -1;
 }
 
 int tsr_cli_warn_overlaps(const TsrModel *m) {

@@ -358,17 +358,14 @@ static void print_phases(int ns, const Row *rows) {
              rows[k].merged_ms);
 }
 
-// argv[*i] as the option name: its value is the next argument ("name=value"
-// is split into the two by main.c). Returns 1 (taken: *out, *i past it), 0
-// (not this option) or -1 (no value: the error is printed).
-static int option_value(int argc, char **argv, int *i, const char *name, const char *what, const char **out) {
-  if (strcmp(argv[*i], name)) return 0;
-  if (*i + 1 >= argc) {
-    tsr_cli_error("%s needs %s", name, what);
-    return -1;
-  }
-  *out = argv[++*i];
-  return 1;
+// argv[*i] as option `name` ("--name VALUE" or "--name=VALUE"). Returns 1
+// (taken: *out, *i past it), 0 (not this option) or -1 (no value: the error
+// is printed).
+static int option_value(int argc, char **argv, int *i, const char *name, const char **out) {
+  TsrCliArg a;
+  tsr_cli_arg(argv[*i], &a);
+  if (strcmp(a.name, name)) return 0;
+  return (*out = tsr_cli_value(&a, argc, argv, i, "compare: ")) ? 1 : -1;
 }
 
 int tsr_cmd_compare(int argc, char **argv) {
@@ -381,10 +378,14 @@ int tsr_cmd_compare(int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     int got = 0;
     if (i > 0) {
-      got = option_value(argc, argv, &i, "--solvers", "a value", &solvers);
-      if (!got) got = option_value(argc, argv, &i, "--json", "a file name", &json);
-      if (!got) got = option_value(argc, argv, &i, "--replay", "a solver name", &replay);
-      if (!got && !strcmp(argv[i], "--cond")) got = cond = 1;
+      got = option_value(argc, argv, &i, "--solvers", &solvers);
+      if (!got) got = option_value(argc, argv, &i, "--json", &json);
+      if (!got) got = option_value(argc, argv, &i, "--replay", &replay);
+      if (!got) {
+        TsrCliArg a;
+        tsr_cli_arg(argv[i], &a);
+        if (!strcmp(a.name, "--cond")) got = tsr_cli_no_value(&a, "compare: ") ? -1 : (cond = 1);
+      }
     }
     if (got < 0) {
       free(args);

@@ -33,14 +33,6 @@ static const char usage[] =
     "  --segments N   facets around spheres, capsules and cylinders (3..128, default 12)\n"
     "  --quiet        no summary line\n";
 
-static int want_value(int argc, char **argv, int i) {
-  if (i + 1 >= argc) {
-    tsr_cli_error("export-vtk: %s needs a value (see 'tessera export-vtk --help')", argv[i]);
-    return 0;
-  }
-  return 1;
-}
-
 static int parse_long(const char *opt, const char *s, long min, long max, long *out) {
   char *end;
   errno = 0;
@@ -74,34 +66,41 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
   long threads = -1, segments = 0;  // threads: -1 OMP_NUM_THREADS or every core; 0 every core
   int quiet = 0;
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+    TsrCliArg arg;
+    tsr_cli_arg(argv[i], &arg);
+    const char *a = arg.name, *v = NULL;
+#define VALUE() (v = tsr_cli_value(&arg, argc, argv, &i, "export-vtk: "))
+    if (!strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+      if (tsr_cli_no_value(&arg, "export-vtk: ")) return 2;
+      if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+        quiet = 1;
+        continue;
+      }
       fputs(usage, stdout);
       return 0;
     } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-      if (!want_value(argc, argv, i)) return 2;
-      dir = argv[++i];
+      if (!VALUE()) return 2;
+      dir = v;
     } else if (!strcmp(a, "--every")) {
-      if (!want_value(argc, argv, i) || parse_long(a, argv[++i], 1, 1L << 40, &o.every)) return 2;
+      if (!VALUE() || parse_long(a, v, 1, 1L << 40, &o.every)) return 2;
     } else if (!strcmp(a, "--from")) {
-      if (!want_value(argc, argv, i) || parse_time(a, argv[++i], &o.t_from)) return 2;
+      if (!VALUE() || parse_time(a, v, &o.t_from)) return 2;
     } else if (!strcmp(a, "--to")) {
-      if (!want_value(argc, argv, i) || parse_time(a, argv[++i], &o.t_to)) return 2;
+      if (!VALUE() || parse_time(a, v, &o.t_to)) return 2;
     } else if (!strcmp(a, "--threads")) {
-      if (!want_value(argc, argv, i) || parse_long(a, argv[++i], 0, TSR_MAX_THREADS, &threads)) return 2;
+      if (!VALUE() || parse_long(a, v, 0, TSR_MAX_THREADS, &threads)) return 2;
     } else if (!strcmp(a, "--segments")) {
-      if (!want_value(argc, argv, i) || parse_long(a, argv[++i], 3, 128, &segments)) return 2;
-    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-      quiet = 1;
+      if (!VALUE() || parse_long(a, v, 3, 128, &segments)) return 2;
     } else if (a[0] == '-' && a[1]) {
-      tsr_cli_error("export-vtk: unknown option '%s' (see 'tessera export-vtk --help')", a);
+      tsr_cli_error("export-vtk: unknown option '%s' (see 'tessera export-vtk --help')", arg.arg);
       return 2;
     } else if (run) {
-      tsr_cli_error("export-vtk: one run file at a time ('%s' and '%s')", run, a);
+      tsr_cli_error("export-vtk: one run file at a time ('%s' and '%s')", run, arg.arg);
       return 2;
     } else {
-      run = a;
+      run = arg.arg;
     }
+#undef VALUE
   }
   if (!run) {
     tsr_cli_error("export-vtk: no run file given (usage: tessera export-vtk RUN.h5 -o DIR)");

@@ -104,10 +104,14 @@ int tsr_cmd_info(int argc, char **argv) {
   const char *path = NULL;
   int json = 0;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      fputs(usage, stdout);
-      return 0;
-    } else if (!strcmp(argv[i], "--json")) {
+    TsrCliArg a;
+    tsr_cli_arg(argv[i], &a);
+    if (!strcmp(a.name, "--help") || !strcmp(a.name, "-h") || !strcmp(a.name, "--json")) {
+      if (tsr_cli_no_value(&a, "info: ")) return 2;
+      if (strcmp(a.name, "--json")) {
+        fputs(usage, stdout);
+        return 0;
+      }
       json = 1;
     } else if (argv[i][0] == '-' && argv[i][1]) {
       tsr_cli_error("info: unknown option '%s' (see 'tessera info --help')", argv[i]);

@@ -53,19 +53,20 @@ int tsr_cmd_mlcp(int argc, char **argv) {
   const char *path = NULL, *solver_name = "direct-bpp";
   int kind = TSR_SICONOS_AUTO, max_pivots = 0, iterations = 0, print_solution = 0;
   for (int a = 2; a < argc; a++) {
-    const char *o = argv[a];
-    if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-      fputs(mlcp_usage, stdout);
-      return 0;
-    } else if (!strcmp(o, "--solution")) {
+    TsrCliArg arg;
+    tsr_cli_arg(argv[a], &arg);
+    const char *o = arg.name;
+    if (!strcmp(o, "--help") || !strcmp(o, "-h") || !strcmp(o, "--solution")) {
+      if (tsr_cli_no_value(&arg, "mlcp: ")) return 2;
+      if (strcmp(o, "--solution")) {
+        fputs(mlcp_usage, stdout);
+        return 0;
+      }
       print_solution = 1;
     } else if (!strcmp(o, "--solver") || !strcmp(o, "--format") || !strcmp(o, "--max-pivots") ||
                !strcmp(o, "--iterations")) {
-      if (a + 1 >= argc) {
-        tsr_cli_error("mlcp: %s needs a value", o);
-        return 2;
-      }
-      const char *v = argv[++a];
+      const char *v = tsr_cli_value(&arg, argc, argv, &a, "mlcp: ");
+      if (!v) return 2;
       if (!strcmp(o, "--solver")) {
         solver_name = v;
       } else if (!strcmp(o, "--format")) {
@@ -83,13 +84,13 @@ int tsr_cmd_mlcp(int argc, char **argv) {
         return 2;
       }
     } else if (o[0] == '-' && o[1]) {
-      tsr_cli_error("mlcp: unknown option '%s' (see 'tessera mlcp --help')", o);
+      tsr_cli_error("mlcp: unknown option '%s' (see 'tessera mlcp --help')", arg.arg);
       return 2;
     } else if (path) {
-      tsr_cli_error("mlcp: more than one FILE given ('%s', '%s')", path, o);
+      tsr_cli_error("mlcp: more than one FILE given ('%s', '%s')", path, arg.arg);
       return 2;
     } else {
-      path = o;
+      path = arg.arg;
     }
   }
   if (!path) {

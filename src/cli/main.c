@@ -56,59 +56,11 @@ static void default_omp_wait(char **argv) {
   execv("/proc/self/exe", argv);
 }
 
-// "--name=value" as "--name" "value", the GNU form every subcommand then
-// takes (`--output=run.h5`, `--set=bodies.box.mass=2` split at the first
-// '='). A value that itself starts with "--" and holds a '=' would be split
-// too; no option's value does (file names, numbers, KEY=VALUE pairs).
-// Returns the new argv (NULL-terminated, argc in *n; the caller frees it), or
-// argv itself when nothing splits, or NULL (said) for a value given to an
-// option that takes none, or out of memory.
-static char **split_equals(int argc, char **argv, int *n) {
-  int extra = 0;
-  for (int i = 1; i < argc; i++) extra += !strncmp(argv[i], "--", 2) && argv[i][2] && strchr(argv[i], '=');
-  *n = argc;
-  if (!extra) return argv;
-  // Options that take no value: "--quiet=yes" is an error here, not a
-  // "--quiet" followed by a stray "yes" (which read as the model's name).
-  static const char *const flags[] = {"--quiet", "--overwrite", "--help", "--version", "--cond", NULL};
-  for (int i = 1; i < argc; i++) {
-    const char *eq = !strncmp(argv[i], "--", 2) && argv[i][2] ? strchr(argv[i], '=') : NULL;
-    for (int f = 0; eq && flags[f]; f++)
-      if ((size_t)(eq - argv[i]) == strlen(flags[f]) && !strncmp(argv[i], flags[f], strlen(flags[f]))) {
-        tsr_cli_error("option '%s' takes no value (got '%s')", flags[f], argv[i]);
-        return NULL;
-      }
-  }
-  char **out = calloc((size_t)(argc + extra + 1), sizeof *out);
-  if (!out) {
-    tsr_cli_error("out of memory");
-    return NULL;
-  }
-  int k = 0;
-  for (int i = 0; i < argc; i++) {
-    char *eq = i > 0 && !strncmp(argv[i], "--", 2) && argv[i][2] ? strchr(argv[i], '=') : NULL;
-    if (!eq) {
-      out[k++] = argv[i];
-      continue;
-    }
-    *eq = '\0';  // argv's strings are ours to modify (C17 5.1.2.2.1)
-    out[k++] = argv[i];
-    out[k++] = eq + 1;
-  }
-  *n = k;
-  return out;
-}
-
 static int dispatch(int argc, char **argv);
 
 int main(int argc, char **argv) {
   default_omp_wait(argv);
-  int n;
-  char **args = split_equals(argc, argv, &n);
-  if (!args) return 2;
-  int rc = dispatch(n, args);
-  if (args != argv) free(args);
-  return rc;
+  return dispatch(argc, argv);
 }
 
 static int dispatch(int argc, char **argv) {

@@ -48,17 +48,19 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
   o->progress = NAN;
   o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE()                        \
-  do {                                      \
-    if (!val) {                             \
-      tsr_cli_error("%s needs a value", a); \
-      goto usage_error;                     \
-    }                                       \
-    i++;                                    \
+    TsrCliArg arg;
+    tsr_cli_arg(argv[i], &arg);
+    const char *a = arg.name, *val = NULL;
+#define NEED_VALUE()                                                        \
+  do {                                                                      \
+    if (!(val = tsr_cli_value(&arg, argc, argv, &i, ""))) goto usage_error; \
+  } while (0)
+#define NO_VALUE()                                    \
+  do {                                                \
+    if (tsr_cli_no_value(&arg, "")) goto usage_error; \
   } while (0)
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      NO_VALUE();
       fputs(usage, stdout);
       tsr_run_options_free(o);
       return 0;
@@ -69,11 +71,13 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
       NEED_VALUE();
       o->vtk_dir = val;
     } else if (with_output && !strcmp(a, "--overwrite")) {
+      NO_VALUE();
       o->overwrite = 1;
     } else if (with_output && !strcmp(a, "--progress")) {
       NEED_VALUE();
       if (parse_seconds(a, val, &o->progress)) goto usage_error;
     } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+      NO_VALUE();
       o->quiet = 1;
     } else if (!strcmp(a, "--solver")) {
       NEED_VALUE();
@@ -116,15 +120,16 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
       }
       o->sets[o->n_sets++] = val;
     } else if (a[0] == '-' && a[1]) {
-      tsr_cli_error("unknown option '%s'", a);
+      tsr_cli_error("unknown option '%s'", arg.arg);
       goto usage_error;
     } else if (!o->model) {
-      o->model = a;
+      o->model = arg.arg;
     } else {
-      tsr_cli_error("unexpected argument '%s'", a);
+      tsr_cli_error("unexpected argument '%s'", arg.arg);
       goto usage_error;
     }
 #undef NEED_VALUE
+#undef NO_VALUE
   }
   if (!o->model) {
     tsr_cli_error("no model file given");

@@ -129,6 +129,15 @@ joints:
     check(ok, "run --output=FILE --steps=N --set=KEY=VALUE (%d: %s)" % (rc, err.strip()[:100]))
     rc, _, err = run("run", "--quiet=yes", "-o", eq, pend)
     check(rc == 2 and "takes no value" in err, "--quiet=yes: exit 2, said (%d: %s)" % (rc, err.strip()[:100]))
+    # Each command knows its own flags: info's --json takes no value (it was
+    # split as compare's --json FILE and read "1" as a second run file).
+    rc, _, err = run("info", eq, "--json=1")
+    check(rc == 2 and "'--json' takes no value" in err, "info --json=1: exit 2, said (%d: %s)" % (rc, err.strip()[:100]))
+    rc, jout, err = run("info", eq, "--json")
+    check(rc == 0 and jout.lstrip().startswith("{"), "info --json (%d: %s)" % (rc, err.strip()[:100]))
+    rc, _, err = run("export-vtk", eq, "--output=" + os.path.join(tmp, "eqvtk"), "--segments=6", "--quiet")
+    check(rc == 0 and os.path.exists(os.path.join(tmp, "eqvtk")), "export-vtk --output=DIR --segments=N (%d: %s)"
+          % (rc, err.strip()[:100]))
 
     # settings.output.contacts: false keeps the contact rows, whose source
     # then names contacts the file does not hold: the layout check accepts
