@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -110,29 +111,37 @@ const char *tsr_cli_step_failure(const TsrWorld *w, int status) {
   return "non-finite state";
 }
 
-// Seconds between two lines of a batch job's log.
-#define LOG_EVERY 60.0
-
-void tsr_cli_progress_start(TsrCliProgress *p, int quiet) {
-  p->quiet = quiet;
+void tsr_cli_progress_start(TsrCliProgress *p, int quiet, double log_every) {
   p->tty = isatty(STDERR_FILENO);
+  p->log_every = isnan(log_every) ? 60.0 : log_every;
+  p->quiet = quiet || (!p->tty && p->log_every <= 0);
   p->shown = 0;
-  p->t_start = p->t_last = tsr_now_seconds();
+  p->t_start = tsr_now_seconds();
+  p->t_last = p->tty ? 0.0 : p->t_start;  // a terminal shows the first step at once
 }
 
-void tsr_cli_progress(TsrCliProgress *p, const char *what, long step, long steps) {
+void tsr_cli_progress(TsrCliProgress *p, const char *what, long step, long steps, double t, const char *detail) {
   if (p->quiet) return;
-  if (p->tty) {
-    if (step % 100 == 0) fprintf(stderr, "\r%s: step %ld/%ld   ", what, step, steps), p->shown = 1;
-    return;
-  }
   double now = tsr_now_seconds();
-  if (now - p->t_last < LOG_EVERY) return;
+  // (a terminal's line also shows the last step, a log's does not: the
+  // summary line says it)
+  if (now - p->t_last < (p->tty ? 0.25 : p->log_every) && !(p->tty && step == steps)) return;
   p->t_last = now;
-  fprintf(stderr, "%s: step %ld/%ld, %.1f s elapsed\n", what, step, steps, now - p->t_start);
+  double frac = steps > 0 ? (double)step / (double)steps : 0.0, spent = now - p->t_start;
+  double eta = frac > 0 ? spent * (1 - frac) / frac : 0.0;
+  if (p->tty) {
+    fprintf(stderr, "\r%s: step %ld/%ld (%.0f%%)", what, step, steps, 100 * frac);
+    if (!isnan(t)) fprintf(stderr, "  t = %.3f s", t);
+    fprintf(stderr, "%s%s  eta %.0f s   ", detail ? "  " : "", detail ? detail : "", eta);
+    p->shown = 1;
+  } else {
+    fprintf(stderr, "%s: step %ld/%ld (%.0f%%), ", what, step, steps, 100 * frac);
+    if (!isnan(t)) fprintf(stderr, "t = %.6g s, ", t);
+    fprintf(stderr, "%.1f s elapsed, eta %.1f s\n", spent, eta);
+  }
 }
 
-void tsr_cli_progress_end(TsrCliProgress *p) {
-  if (p->shown) fprintf(stderr, "\r%-60s\r", "");
+void tsr_cli_progress_end(TsrCliProgress *p, int keep) {
+  if (p->shown) keep ? fputc('\n', stderr) : fprintf(stderr, "\r%-100s\r", "");
   p->shown = 0;
 }

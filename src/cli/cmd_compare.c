@@ -137,7 +137,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
   long at_kmax = 0, conv = 0, n = 0;
   row->substructured = tsr_solver_substructured((TsrSolverType)t);
   TsrCliProgress progress;
-  tsr_cli_progress_start(&progress, o->quiet);
+  tsr_cli_progress_start(&progress, o->quiet, NAN);
   while (w.step < steps) {
     int s = tsr_world_step(&w);
     const TsrStepStats *st = &w.stats;
@@ -165,9 +165,9 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
       status = 1;
       break;
     }
-    tsr_cli_progress(&progress, solver, n, steps);
+    tsr_cli_progress(&progress, solver, n, steps, NAN, NULL);
   }
-  tsr_cli_progress_end(&progress);
+  tsr_cli_progress_end(&progress, 0);
   row->steps = n;
   row->mean_ms = n ? sum_ms / (double)n : NAN;
   row->mean_k = n ? sum_k / (double)n : NAN;

@@ -170,8 +170,8 @@ int tsr_cmd_run(int argc, char **argv) {
   // On a terminal: one line rewritten 4 times a second. Otherwise (a batch
   // job's log): a whole line every --progress seconds, 60 by default, so that
   // a long run shows where it is; 0 turns it off.
-  int progress = !o.quiet && isatty(STDERR_FILENO);
-  double log_every = o.quiet || progress ? 0.0 : isnan(o.progress) ? 60.0 : o.progress;
+  TsrCliProgress progress;
+  tsr_cli_progress_start(&progress, o.quiet, o.progress);
   long steps = model.settings.steps;
   int every = model.settings.output.every;
   TsrFrame frame;
@@ -182,7 +182,6 @@ int tsr_cmd_run(int argc, char **argv) {
     tsr_cli_error("--vtk: %s", tsr_vtk_writer_error(vtk));
     status = 1;
   }
-  double t_start = tsr_now_seconds(), t_progress = 0, t_log = t_start;
   long unconverged = 0, written = 0;  // steps whose solver did not meet its stop (/stats/converged = 0), steps written
   double worst_error = 0.0;
   while (!status && world.step < steps && !tsr_stop_requested()) {
@@ -227,22 +226,14 @@ int tsr_cmd_run(int argc, char **argv) {
         status = 1;
       }
     }
-    double now = tsr_now_seconds();
-    if (log_every > 0 && now - t_log >= log_every && !status) {
-      t_log = now;
-      double frac = (double)world.step / (double)steps;
-      fprintf(stderr, "%s: step %ld/%ld (%.0f%%), t = %.6g s, %.1f s elapsed, eta %.1f s\n", model.name, world.step,
-              steps, 100 * frac, world.time, now - t_start, frac > 0 ? (now - t_start) * (1 - frac) / frac : 0.0);
-    }
-    if (progress && now - t_progress > 0.25) {
-      t_progress = now;
-      double frac = (double)world.step / (double)steps;
-      double eta = frac > 0 ? (now - t_start) * (1 - frac) / frac : 0;
-      fprintf(stderr, "\r%s: step %ld/%ld (%.0f%%)  t = %.3f s  solve %.2f ms  err %.1e  eta %.0f s   ", model.name,
-              world.step, steps, 100 * frac, world.time, 1e3 * world.stats.solve_seconds, world.stats.mlcp_error, eta);
+    if (!status) {
+      char detail[64];
+      snprintf(detail, sizeof detail, "solve %.2f ms  err %.1e", 1e3 * world.stats.solve_seconds,
+               world.stats.mlcp_error);
+      tsr_cli_progress(&progress, model.name, world.step, steps, world.time, detail);
     }
   }
-  if (progress) fputc('\n', stderr);
+  tsr_cli_progress_end(&progress, 1);
   if (vtk && tsr_vtk_writer_close(&vtk)) tsr_cli_error("--vtk: cannot finish the .pvd files in %s", o.vtk_dir);
   int interrupted = tsr_stop_requested();
   int complete = !status && !interrupted;
@@ -262,8 +253,8 @@ int tsr_cmd_run(int argc, char **argv) {
     status = 130;
   }
   if (complete && !o.quiet)
-    fprintf(stderr, "%s: %ld steps in %.2f s wall -> %s\n", model.name, world.step, tsr_now_seconds() - t_start,
-            o.output);
+    fprintf(stderr, "%s: %ld steps in %.2f s wall -> %s\n", model.name, world.step,
+            tsr_now_seconds() - progress.t_start, o.output);
   // Said even with -q: a batch job's log should show steps not solved.
   if (unconverged > 0)
     fprintf(stderr,

@@ -245,7 +245,7 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
     w.solve_hook = hook;
     w.solve_hook_ctx = &r;
     TsrCliProgress progress;
-    tsr_cli_progress_start(&progress, o->quiet);
+    tsr_cli_progress_start(&progress, o->quiet, NAN);
     char what[64];
     snprintf(what, sizeof what, "replay of %s", ref);
     while (w.step < steps) {
@@ -265,9 +265,9 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
         status = 1;
         break;
       }
-      tsr_cli_progress(&progress, what, w.step, steps);
+      tsr_cli_progress(&progress, what, w.step, steps, NAN, NULL);
     }
-    tsr_cli_progress_end(&progress);
+    tsr_cli_progress_end(&progress, 0);
   }
   if (status == -1) tsr_cli_error("compare --replay: out of memory");
   if (status == 0 || status == 1) {

@@ -67,15 +67,19 @@ void tsr_cli_world_notice(const TsrModel *m, struct TsrWorld *w);
 const char *tsr_cli_step_failure(const struct TsrWorld *w, int status);
 
 // Progress of a loop over steps on stderr: on a terminal one line rewritten
-// in place (every 100 steps); in a batch job's log (stderr not a terminal) a
-// whole line every 60 s, so that the log holds no carriage returns.
+// in place (at most 4 times a second); in a batch job's log (stderr not a
+// terminal) a whole line every log_every seconds (NaN: 60; 0: none), so that
+// the log holds no carriage returns. A line names `what`, the step, its
+// share of `steps`, the simulated time t (NaN: not shown) and the time left
+// at the pace so far; detail (NULL: none) is added on a terminal.
 typedef struct {
   int quiet, tty, shown;
-  double t_start, t_last;
+  double log_every, t_start, t_last;
 } TsrCliProgress;
-void tsr_cli_progress_start(TsrCliProgress *p, int quiet);
-void tsr_cli_progress(TsrCliProgress *p, const char *what, long step, long steps);
-void tsr_cli_progress_end(TsrCliProgress *p);
+void tsr_cli_progress_start(TsrCliProgress *p, int quiet, double log_every);
+void tsr_cli_progress(TsrCliProgress *p, const char *what, long step, long steps, double t, const char *detail);
+// Ends the terminal's line: kept (keep = 1) or wiped.
+void tsr_cli_progress_end(TsrCliProgress *p, int keep);
 
 // OpenMP thread count (0 = every core) and single-threaded BLAS.
 void tsr_cli_apply_threads(int threads);
