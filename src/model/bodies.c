@@ -181,12 +181,7 @@ static int read_body(TsrLoadCtx *c, const TsrYNode *n, int index, TsrModel *m, B
     tsr_model_error(c, v, "'world' is the fixed frame; choose another body name");
     ok = 0;
   }
-  if (tsr_model_opt_int(c, n, "count", 1, &b->count) == 0) ok = 0;
-  if (b->count > TSR_MAX_COUNT) {
-    tsr_model_error(c, tsr_ytree_get(n, "count"), "count: at most %d, got %ld", TSR_MAX_COUNT, b->count);
-    ok = 0;
-    b->count = 0;
-  }
+  if (tsr_model_opt_int(c, n, "count", 1, TSR_MAX_COUNT, &b->count) == 0) ok = 0;
   if ((v = tsr_ytree_get(n, "stride"))) {
     if (!tsr_ytree_get(n, "count")) {
       tsr_model_error(c, v, "stride needs count (it applies to arrays)");
@@ -256,7 +251,7 @@ static int read_body(TsrLoadCtx *c, const TsrYNode *n, int index, TsrModel *m, B
     if (!tsr_ytree_get(n, "count")) {
       tsr_model_error(c, v, "group_every needs count (it applies to arrays)");
       ok = 0;
-    } else if (!tsr_model_int(c, v, "group_every", 1, &b->group_every)) {
+    } else if (!tsr_model_int(c, v, "group_every", 1, TSR_MAX_INT, &b->group_every)) {
       ok = 0;
     }
   }

@@ -238,12 +238,7 @@ static int read_joint(TsrLoadCtx *c, const TsrYNode *n, int index, const TsrBody
   }
   int type = j->type;
   ok &= tsr_model_check_map(c, n, "a joint", type >= 0 ? keys_by_type[type] : keys_any);
-  if (tsr_model_opt_int(c, n, "count", 1, &j->count) == 0) ok = 0;
-  if (j->count > TSR_MAX_COUNT) {
-    tsr_model_error(c, tsr_ytree_get(n, "count"), "count: at most %d, got %ld", TSR_MAX_COUNT, j->count);
-    j->count = 0;
-    ok = 0;
-  }
+  if (tsr_model_opt_int(c, n, "count", 1, TSR_MAX_COUNT, &j->count) == 0) ok = 0;
 
   j->refs_ok = 0;
   if ((v = tsr_model_require(c, n, "bodies"))) {

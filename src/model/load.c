@@ -59,10 +59,10 @@ static void default_settings(TsrSettings *s) {
   s->output.contacts = 1;
 }
 
-// Optional integer key into an int field.
-static int opt_int_field(TsrLoadCtx *c, const TsrYNode *map, const char *key, long min, int *field) {
+// Optional integer key into an int field (min..max, max at most TSR_MAX_INT).
+static int opt_int_field(TsrLoadCtx *c, const TsrYNode *map, const char *key, long min, long max, int *field) {
   long v;
-  int r = tsr_model_opt_int(c, map, key, min, &v);
+  int r = tsr_model_opt_int(c, map, key, min, max, &v);
   if (r == 1) *field = (int)v;
   return r != 0;
 }
@@ -78,7 +78,7 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
       tsr_model_error(c, steps, "give either 'duration' or 'steps', not both");
       ok = 0;
     } else if (steps) {
-      if (tsr_model_int(c, steps, "steps", 1, &s->steps))
+      if (tsr_model_int(c, steps, "steps", 1, TSR_MAX_INT, &s->steps))
         s->duration = (double)s->steps * s->step;
       else
         ok = 0;
@@ -97,19 +97,14 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
           else
             ok = 0;
         }
-        ok &= opt_int_field(c, v, "max_coupling_iterations", 1, &s->solver.max_coupling_iterations);
-        ok &= opt_int_field(c, v, "max_pivots", 1, &s->solver.max_pivots);
+        ok &= opt_int_field(c, v, "max_coupling_iterations", 1, TSR_MAX_INT, &s->solver.max_coupling_iterations);
+        ok &= opt_int_field(c, v, "max_pivots", 1, TSR_MAX_INT, &s->solver.max_pivots);
         ok &= tsr_model_opt_number(c, v, "index_tolerance", TSR_NUM_NONNEG, &s->solver.index_tolerance) != 0;
-        ok &= opt_int_field(c, v, "iterations", 1, &s->solver.iterations);
+        ok &= opt_int_field(c, v, "iterations", 1, TSR_MAX_INT, &s->solver.iterations);
         ok &= tsr_model_opt_number(c, v, "tolerance", TSR_NUM_NONNEG, &s->solver.tolerance) != 0;
         ok &= tsr_model_opt_bool(c, v, "warm_start", &s->solver.warm_start) != 0;
         ok &= tsr_model_opt_bool(c, v, "geometric_stiffness", &s->solver.geometric_stiffness) != 0;
-        ok &= opt_int_field(c, v, "threads", 0, &s->solver.threads);
-        if (s->solver.threads > TSR_MAX_THREADS) {
-          tsr_model_error(c, tsr_ytree_get(v, "threads"), "threads: at most %d, got %d", TSR_MAX_THREADS,
-                          s->solver.threads);
-          ok = 0;
-        }
+        ok &= opt_int_field(c, v, "threads", 0, TSR_MAX_THREADS, &s->solver.threads);
       } else {
         ok = 0;
       }
@@ -133,8 +128,8 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
           else
             ok = 0;
         }
-        ok &= opt_int_field(c, v, "max_bodies", 1, &s->partitioning.max_bodies);
-        ok &= opt_int_field(c, v, "every", 1, &s->partitioning.every);
+        ok &= opt_int_field(c, v, "max_bodies", 1, TSR_MAX_INT, &s->partitioning.max_bodies);
+        ok &= opt_int_field(c, v, "every", 1, TSR_MAX_INT, &s->partitioning.every);
         const TsrYNode *t_mr = tsr_ytree_get(v, "mass_ratio"), *t_mix = tsr_ytree_get(v, "mix_ratio");
         if (t_mr) {
           if (!tsr_model_number(c, t_mr, "mass_ratio", TSR_NUM_POSITIVE, &s->partitioning.mass_ratio))
@@ -159,10 +154,10 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
     if ((v = tsr_ytree_get(n, "contact"))) {
       tsr_model_where(c, "settings.contact");
       if (tsr_model_check_map(c, v, "settings.contact", contact_keys)) {
-        ok &= opt_int_field(c, v, "max_per_pair", 1, &s->contact.max_per_pair);
+        ok &= opt_int_field(c, v, "max_per_pair", 1, TSR_MAX_INT, &s->contact.max_per_pair);
         ok &= tsr_model_opt_number(c, v, "margin", TSR_NUM_NONNEG, &s->contact.margin) != 0;
         const TsrYNode *t_fr = tsr_ytree_get(v, "friction_refresh");
-        if (!opt_int_field(c, v, "friction_refresh", 0, &s->contact.friction_refresh)) {
+        if (!opt_int_field(c, v, "friction_refresh", 0, TSR_MAX_INT, &s->contact.friction_refresh)) {
           ok = 0;
         } else if (t_fr && s->contact.friction_refresh > TSR_FRICTION_REFRESH_MAX) {
           tsr_model_error(c, t_fr, "friction_refresh must be at most %d re-solves per step, got %d",
@@ -176,7 +171,7 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
     if ((v = tsr_ytree_get(n, "output"))) {
       tsr_model_where(c, "settings.output");
       if (tsr_model_check_map(c, v, "settings.output", output_keys)) {
-        ok &= opt_int_field(c, v, "every", 1, &s->output.every);
+        ok &= opt_int_field(c, v, "every", 1, TSR_MAX_INT, &s->output.every);
         ok &= tsr_model_opt_bool(c, v, "constraints", &s->output.constraints) != 0;
         ok &= tsr_model_opt_bool(c, v, "contacts", &s->output.contacts) != 0;
       } else {

@@ -149,26 +149,26 @@ int tsr_model_number(TsrLoadCtx *c, const TsrYNode *n, const char *key, TsrNumRa
   return 1;
 }
 
-int tsr_model_int(TsrLoadCtx *c, const TsrYNode *n, const char *key, long min, long *out) {
+int tsr_model_int(TsrLoadCtx *c, const TsrYNode *n, const char *key, long min, long max, long *out) {
   double v;
   char buf[48];
   if (n->kind != TSR_YNODE_SCALAR || tsr_ytree_scalar_type(n, &v, NULL) != TSR_YSCALAR_NUMBER) {
     tsr_model_error(c, n, "%s: expected an integer, got %s", key, tsr_ytree_describe(n));
     return 0;
   }
-  // Counts beyond a billion are typos; the bound also keeps int arithmetic safe.
   if (!isfinite(v) || v != floor(v)) {
     tsr_model_error(c, n, "%s: expected an integer, got %s", key, shown(n, buf, sizeof buf));
     return 0;
   }
-  if (fabs(v) > 1e9) {  // a count says its own bound, as bodies.c and joints.c do below it
-    if (!strcmp(key, "count"))
-      tsr_model_error(c, n, "count: at most %d, got %s", TSR_MAX_COUNT, shown(n, buf, sizeof buf));
+  if (max > TSR_MAX_INT) max = TSR_MAX_INT;
+  if (v > (double)max) {  // compared as doubles: v may be far beyond a long
+    if (max == TSR_MAX_INT)
+      tsr_model_error(c, n, "%s: expected an integer of at most 1e9, got %s", key, shown(n, buf, sizeof buf));
     else
-      tsr_model_error(c, n, "%s: expected an integer of at most 1e9 in size, got %s", key, shown(n, buf, sizeof buf));
+      tsr_model_error(c, n, "%s: at most %ld, got %s", key, max, shown(n, buf, sizeof buf));
     return 0;
   }
-  if ((long)v < min) {
+  if (v < (double)min) {
     tsr_model_error(c, n, "%s must be at least %ld, got %s", key, min, shown(n, buf, sizeof buf));
     return 0;
   }
@@ -294,9 +294,9 @@ int tsr_model_opt_number(TsrLoadCtx *c, const TsrYNode *map, const char *key, Ts
   return n ? tsr_model_number(c, n, key, range, out) : -1;
 }
 
-int tsr_model_opt_int(TsrLoadCtx *c, const TsrYNode *map, const char *key, long min, long *out) {
+int tsr_model_opt_int(TsrLoadCtx *c, const TsrYNode *map, const char *key, long min, long max, long *out) {
   const TsrYNode *n = tsr_ytree_get(map, key);
-  return n ? tsr_model_int(c, n, key, min, out) : -1;
+  return n ? tsr_model_int(c, n, key, min, max, out) : -1;
 }
 
 int tsr_model_opt_bool(TsrLoadCtx *c, const TsrYNode *map, const char *key, int *out) {
