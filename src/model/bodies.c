@@ -241,6 +241,25 @@ static int read_body(TsrLoadCtx *c, const TsrYNode *n, int index, TsrModel *m, B
   if ((v = tsr_ytree_get(n, "orientation")) && !tsr_model_orientation(c, v, &b->orientation)) ok = 0;
   if (tsr_model_opt_vec3(c, n, "velocity", 0, &b->velocity) == 0) ok = 0;
   if (tsr_model_opt_vec3(c, n, "angular_velocity", 0, &b->angular_velocity) == 0) ok = 0;
+  if (b->fixed) {
+    // A fixed body never moves: a velocity given to it would be dropped
+    // without a word (a conveyor belt or a moving platform is not a fixed
+    // body here). Zero is what it has anyway.
+    static const char *const moving[] = {"velocity", "angular_velocity", NULL};
+    const TsrVec3 given[] = {b->velocity, b->angular_velocity};
+    for (int k = 0; moving[k]; k++)
+      if (given[k].x != 0.0 || given[k].y != 0.0 || given[k].z != 0.0) {
+        tsr_model_error(c, tsr_ytree_get(n, moving[k]),
+                        "%s: a fixed body does not move (remove it, or make the body move: fixed: false)", moving[k]);
+        ok = 0;
+      }
+    if ((v = tsr_ytree_get(n, "stride")) && (v = tsr_ytree_get(v, "velocity")) &&
+        (b->stride_velocity.x != 0.0 || b->stride_velocity.y != 0.0 || b->stride_velocity.z != 0.0)) {
+      tsr_model_error(c, v,
+                      "stride: velocity: a fixed body does not move (remove it, or make the body move: fixed: false)");
+      ok = 0;
+    }
+  }
   if ((v = tsr_ytree_get(n, "material"))) {
     int k = tsr_model_material_index(c, m, v);
     if (k < 0) ok = 0;

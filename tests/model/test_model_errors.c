@@ -108,6 +108,19 @@ static const Case cases[] = {
      {"m.yaml:4:21: error: body 'a': mass must be positive, got -1",
       "m.yaml:5:24: error: body 'b': density must be positive, got 0",
       "m.yaml:6:54: error: body 'c': radius must be positive, got -2"}},
+    {"fixed_moving",  // a fixed body's velocity was dropped without a word
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: belt, fixed: true, shape: {type: box, size: [4, 1, 1]}, velocity: [1, 0, 0]}\n"
+     "  - {name: rest, fixed: true, shape: {type: box, size: [1, 1, 1]}, angular_velocity: [0, 0, 0]}\n"
+     "  - {name: r, fixed: true, count: 2, stride: {velocity: [0, 1, 0]}, shape: {type: box, size: [1, 1, 1]}}\n"
+     "  - {name: b, mass: 1, velocity: [1, 0, 0], shape: {type: sphere, radius: 1}}\n",
+     {NULL},
+     {"m.yaml:4:78: error: body 'belt': velocity: a fixed body does not move (remove it, or make the body move: "
+      "fixed: false)",
+      "m.yaml:6:57: error: body 'r': stride: velocity: a fixed body does not move (remove it, or make the body move: "
+      "fixed: false)"}},
     {"nonfinite",
      "format: tessera-model/1\n"
      "name: t\n"
