@@ -65,6 +65,10 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from sweep import thread_list  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WHOLE = ["chain_drop", "chain_wrap"]
 # Safety nets of schur-bpp, switched off one after the other (schur.c,
@@ -285,17 +289,6 @@ def scaling_plot(scal, path):
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     return None
-
-
-def thread_list(text):
-    """'1,2,4' -> [1, 2, 4] (sorted, each at least 1)."""
-    try:
-        ts = sorted({int(t) for t in text.split(",") if t.strip()})
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected thread counts such as 1,2,4, got %r" % text)
-    if not ts or ts[0] < 1:
-        raise argparse.ArgumentTypeError("thread counts must be at least 1, got %r" % text)
-    return ts
 
 
 def main(argv=None):

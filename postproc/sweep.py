@@ -37,6 +37,7 @@ SUBSTRUCTURED = ("schur-bpp", "schur-pgs-sm", "fbic")
 
 
 def thread_list(text):
+    """'1,2,4' -> [1, 2, 4] (sorted, each at least 1): an argparse type."""
     try:
         ts = sorted({int(t) for t in text.split(",") if t.strip()})
     except ValueError:
