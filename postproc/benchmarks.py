@@ -316,7 +316,7 @@ def main(argv=None):
     ap.add_argument("--whole-threads", type=thread_list, default=None,
                     help="whole runs and replays: thread counts (default: 1 and --threads)")
     ap.add_argument("--source-commit", default=None,
-                    help="the commit to name in the header when the tree has no .git (a copy sent to another machine)")
+                    help="the commit to name in the header (a copy of the tree sent to another machine, without .git)")
     ap.add_argument("-o", "--output", default=os.path.join(ROOT, "BENCHMARKS.md"))
     a = ap.parse_args(argv)
     scaling_threads = a.scaling_threads or list(range(1, a.threads + 1))
@@ -436,8 +436,8 @@ def main(argv=None):
             else:
                 log("  failed (%d): %s" % (p.returncode, p.stderr.strip()[-400:]))
 
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip() or a.source_commit or "?"
+    commit = a.source_commit or subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                                               capture_output=True, text=True).stdout.strip() or "?"
     dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
     cpu = "?"

@@ -10,7 +10,8 @@
 `run` calls `tessera compare MODEL --json DIR/NAME_tT[_replay-REF].json` once
 per model and thread count and writes each result as soon as it is done, so a
 sweep cut short (a time limit on a borrowed machine) keeps the runs it
-finished; an existing result is not run again (delete it to redo it). Without
+finished; an existing result of the same model, solvers and steps is not run
+again (delete it to redo it; one of another run is an error). Without
 --steps each run covers the model's whole duration.
 
 `table` reads such files (any `tessera compare --json` output) and prints one
@@ -52,6 +53,24 @@ def result_name(model, threads, replay):
     return "%s_t%d%s.json" % (base, threads, "_replay-" + replay if replay else "")
 
 
+def differs(path, model, a):
+    """Why the result in path is not the run asked for (its model, solvers or
+    steps), or None."""
+    try:
+        with open(path) as f:
+            d = json.load(f)
+        rows = d["rows"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "unreadable"
+    if os.path.abspath(d.get("model") or "") != os.path.abspath(model):
+        return "model %s" % d.get("model")
+    if [r.get("solver") for r in rows] != a.solvers.split(","):
+        return "solvers %s" % ",".join(str(r.get("solver")) for r in rows)
+    if a.steps and any(r.get("steps") != a.steps for r in rows if r.get("ok")):
+        return "steps %s" % ",".join(str(r.get("steps")) for r in rows)
+    return None
+
+
 def cmd_run(a):
     if not os.access(a.tessera, os.X_OK):
         print("error: %s is not an executable (build first: ./scripts/build.sh)" % a.tessera, file=sys.stderr)
@@ -70,6 +89,11 @@ def cmd_run(a):
         for t in a.threads:
             out = os.path.join(a.dir, result_name(model, t, a.replay))
             if os.path.exists(out):
+                why = differs(out, model, a)
+                if why:
+                    print("error: %s holds another run (%s): delete it, or give another -d" % (out, why),
+                          file=sys.stderr)
+                    return 2
                 print("%s: kept (delete it to run again)" % out, file=sys.stderr)
                 continue
             cmd = [a.tessera, "compare", model, "--solvers", a.solvers, "--threads", str(t), "--quiet",

@@ -20,7 +20,8 @@ void tsr_cli_error(const char *fmt, ...) {
   va_end(ap);
 }
 
-void tsr_cli_arg(const char *arg, TsrCliArg *a) {
+void tsr_cli_arg(const char *cmd, const char *arg, TsrCliArg *a) {
+  a->cmd = cmd;
   a->arg = a->name = arg;
   a->value = NULL;
   const char *eq = !strncmp(arg, "--", 2) && arg[2] ? strchr(arg, '=') : NULL;
@@ -33,18 +34,20 @@ void tsr_cli_arg(const char *arg, TsrCliArg *a) {
   a->value = eq + 1;
 }
 
-const char *tsr_cli_value(const TsrCliArg *a, int argc, char **argv, int *i, const char *prefix) {
+const char *tsr_cli_value(const TsrCliArg *a, int argc, char **argv, int *i) {
   if (a->value) return a->value;
   if (*i + 1 >= argc) {
-    tsr_cli_error("%s%s needs a value", prefix, a->name);
+    tsr_cli_error("%s%s%s needs a value (see 'tessera %s%s--help')", a->cmd ? a->cmd : "", a->cmd ? ": " : "", a->name,
+                  a->cmd ? a->cmd : "", a->cmd ? " " : "");
     return NULL;
   }
   return argv[++*i];
 }
 
-int tsr_cli_no_value(const TsrCliArg *a, const char *prefix) {
-  if (!a->value) return 0;
-  tsr_cli_error("%soption '%s' takes no value (got '%s')", prefix, a->name, a->arg);
+int tsr_cli_flag(const TsrCliArg *a, const char *name, const char *alias) {
+  if (strcmp(a->name, name) && (!alias || strcmp(a->name, alias))) return 0;
+  if (!a->value) return 1;
+  tsr_cli_error("%s%soption '%s' takes no value (got '%s')", a->cmd ? a->cmd : "", a->cmd ? ": " : "", a->name, a->arg);
   return -1;
 }
 

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/commands.h"
 #include "cli/compare.h"
@@ -219,6 +220,14 @@ static void json_num(FILE *f, const char *key, double v, int last) {
 static FILE *open_json_tmp(const char *path, char **tmp) {
   size_t len = strlen(path) + 8;
   FILE *f = NULL;
+  // "" or a folder would pass the .tmp file's test and fail the rename after
+  // every run.
+  struct stat st;
+  if (!path[0] || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+    *tmp = NULL;
+    tsr_cli_error("--json: '%s' is %s, not a file name", path, path[0] ? "a folder" : "empty");
+    return NULL;
+  }
   if ((*tmp = malloc(len))) {
     snprintf(*tmp, len, "%s.tmp", path);
     f = fopen(*tmp, "w");
@@ -358,14 +367,12 @@ static void print_phases(int ns, const Row *rows) {
              rows[k].merged_ms);
 }
 
-// argv[*i] as option `name` ("--name VALUE" or "--name=VALUE"). Returns 1
+// a (argv[*i]) as option `name` ("--name VALUE" or "--name=VALUE"). Returns 1
 // (taken: *out, *i past it), 0 (not this option) or -1 (no value: the error
 // is printed).
-static int option_value(int argc, char **argv, int *i, const char *name, const char **out) {
-  TsrCliArg a;
-  tsr_cli_arg(argv[*i], &a);
-  if (strcmp(a.name, name)) return 0;
-  return (*out = tsr_cli_value(&a, argc, argv, i, "compare: ")) ? 1 : -1;
+static int option_value(const TsrCliArg *a, int argc, char **argv, int *i, const char *name, const char **out) {
+  if (strcmp(a->name, name)) return 0;
+  return (*out = tsr_cli_value(a, argc, argv, i)) ? 1 : -1;
 }
 
 int tsr_cmd_compare(int argc, char **argv) {
@@ -378,14 +385,12 @@ int tsr_cmd_compare(int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     int got = 0;
     if (i > 0) {
-      got = option_value(argc, argv, &i, "--solvers", &solvers);
-      if (!got) got = option_value(argc, argv, &i, "--json", &json);
-      if (!got) got = option_value(argc, argv, &i, "--replay", &replay);
-      if (!got) {
-        TsrCliArg a;
-        tsr_cli_arg(argv[i], &a);
-        if (!strcmp(a.name, "--cond")) got = tsr_cli_no_value(&a, "compare: ") ? -1 : (cond = 1);
-      }
+      TsrCliArg a;
+      tsr_cli_arg("compare", argv[i], &a);
+      got = option_value(&a, argc, argv, &i, "--solvers", &solvers);
+      if (!got) got = option_value(&a, argc, argv, &i, "--json", &json);
+      if (!got) got = option_value(&a, argc, argv, &i, "--replay", &replay);
+      if (!got && (got = tsr_cli_flag(&a, "--cond", NULL)) > 0) cond = 1;
     }
     if (got < 0) {
       free(args);

@@ -67,17 +67,16 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
   int quiet = 0;
   for (int i = 1; i < argc; i++) {
     TsrCliArg arg;
-    tsr_cli_arg(argv[i], &arg);
+    tsr_cli_arg("export-vtk", argv[i], &arg);
     const char *a = arg.name, *v = NULL;
-#define VALUE() (v = tsr_cli_value(&arg, argc, argv, &i, "export-vtk: "))
-    if (!strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-      if (tsr_cli_no_value(&arg, "export-vtk: ")) return 2;
-      if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-        quiet = 1;
-        continue;
-      }
+#define VALUE() (v = tsr_cli_value(&arg, argc, argv, &i))
+    int help = tsr_cli_flag(&arg, "--help", "-h"), q = help ? 0 : tsr_cli_flag(&arg, "--quiet", "-q");
+    if (help < 0 || q < 0) return 2;
+    if (help) {
       fputs(usage, stdout);
       return 0;
+    } else if (q) {
+      quiet = 1;
     } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
       if (!VALUE()) return 2;
       dir = v;

@@ -105,13 +105,13 @@ int tsr_cmd_info(int argc, char **argv) {
   int json = 0;
   for (int i = 1; i < argc; i++) {
     TsrCliArg a;
-    tsr_cli_arg(argv[i], &a);
-    if (!strcmp(a.name, "--help") || !strcmp(a.name, "-h") || !strcmp(a.name, "--json")) {
-      if (tsr_cli_no_value(&a, "info: ")) return 2;
-      if (strcmp(a.name, "--json")) {
-        fputs(usage, stdout);
-        return 0;
-      }
+    tsr_cli_arg("info", argv[i], &a);
+    int help = tsr_cli_flag(&a, "--help", "-h"), js = help ? 0 : tsr_cli_flag(&a, "--json", NULL);
+    if (help < 0 || js < 0) return 2;
+    if (help) {
+      fputs(usage, stdout);
+      return 0;
+    } else if (js) {
       json = 1;
     } else if (argv[i][0] == '-' && argv[i][1]) {
       tsr_cli_error("info: unknown option '%s' (see 'tessera info --help')", argv[i]);

@@ -54,18 +54,18 @@ int tsr_cmd_mlcp(int argc, char **argv) {
   int kind = TSR_SICONOS_AUTO, max_pivots = 0, iterations = 0, print_solution = 0;
   for (int a = 2; a < argc; a++) {
     TsrCliArg arg;
-    tsr_cli_arg(argv[a], &arg);
+    tsr_cli_arg("mlcp", argv[a], &arg);
     const char *o = arg.name;
-    if (!strcmp(o, "--help") || !strcmp(o, "-h") || !strcmp(o, "--solution")) {
-      if (tsr_cli_no_value(&arg, "mlcp: ")) return 2;
-      if (strcmp(o, "--solution")) {
-        fputs(mlcp_usage, stdout);
-        return 0;
-      }
+    int help = tsr_cli_flag(&arg, "--help", "-h"), sol = help ? 0 : tsr_cli_flag(&arg, "--solution", NULL);
+    if (help < 0 || sol < 0) return 2;
+    if (help) {
+      fputs(mlcp_usage, stdout);
+      return 0;
+    } else if (sol) {
       print_solution = 1;
     } else if (!strcmp(o, "--solver") || !strcmp(o, "--format") || !strcmp(o, "--max-pivots") ||
                !strcmp(o, "--iterations")) {
-      const char *v = tsr_cli_value(&arg, argc, argv, &a, "mlcp: ");
+      const char *v = tsr_cli_value(&arg, argc, argv, &a);
       if (!v) return 2;
       if (!strcmp(o, "--solver")) {
         solver_name = v;

@@ -167,11 +167,6 @@ int tsr_cmd_run(int argc, char **argv) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
 
-  // On a terminal: one line rewritten 4 times a second. Otherwise (a batch
-  // job's log): a whole line every --progress seconds, 60 by default, so that
-  // a long run shows where it is; 0 turns it off.
-  TsrCliProgress progress;
-  tsr_cli_progress_start(&progress, o.quiet, o.progress);
   long steps = model.settings.steps;
   int every = model.settings.output.every;
   TsrFrame frame;
@@ -182,6 +177,12 @@ int tsr_cmd_run(int argc, char **argv) {
     tsr_cli_error("--vtk: %s", tsr_vtk_writer_error(vtk));
     status = 1;
   }
+  // On a terminal: one line rewritten 4 times a second. Otherwise (a batch
+  // job's log): a whole line every --progress seconds, 60 by default, so that
+  // a long run shows where it is; 0 turns it off. Its clock (the summary's
+  // wall time too) starts after the first frame, with the steps.
+  TsrCliProgress progress;
+  tsr_cli_progress_start(&progress, o.quiet, o.progress);
   long unconverged = 0, written = 0;  // steps whose solver did not meet its stop (/stats/converged = 0), steps written
   double worst_error = 0.0;
   while (!status && world.step < steps && !tsr_stop_requested()) {

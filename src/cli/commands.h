@@ -18,20 +18,23 @@ void tsr_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // "--name" with the value "value" (split at the first '='); any other
 // argument ("-o", "--name", a file name) is its own name with no value.
 // Each command's parser knows which of its options take a value: it asks
-// tsr_cli_value for those and tsr_cli_no_value for its flags.
+// tsr_cli_value for those and tsr_cli_flag for its flags. cmd names the
+// command in messages: "CMD: --steps needs a value (see 'tessera CMD --help')"
+// (NULL: tessera's own options).
 typedef struct {
+  const char *cmd;    // the command, for messages (or NULL)
   const char *arg;    // as given
   const char *name;   // the option's name: arg, or buf for "--name=value"
   const char *value;  // the part after '=', or NULL
   char buf[48];
 } TsrCliArg;
-void tsr_cli_arg(const char *arg, TsrCliArg *a);
+void tsr_cli_arg(const char *cmd, const char *arg, TsrCliArg *a);
 // The value of option a, argv[*i]: its own ("--name=value") or the next
-// argument (*i is advanced past it). NULL, said as "PREFIXNAME needs a
-// value", when there is none.
-const char *tsr_cli_value(const TsrCliArg *a, int argc, char **argv, int *i, const char *prefix);
-// 0 for a flag given as it should be; -1, said, for a flag given a value
-// ("--quiet=yes").
-int tsr_cli_no_value(const TsrCliArg *a, const char *prefix);
+// argument (*i is advanced past it). NULL, said, when there is none.
+const char *tsr_cli_value(const TsrCliArg *a, int argc, char **argv, int *i);
+// Whether a is the flag `name` or its short form `alias` (NULL: none): 1
+// given as a flag, 0 another option or argument, -1 given a value
+// ("--quiet=yes"; said).
+int tsr_cli_flag(const TsrCliArg *a, const char *name, const char *alias);
 
 #endif

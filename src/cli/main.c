@@ -66,11 +66,19 @@ int main(int argc, char **argv) {
 static int dispatch(int argc, char **argv) {
   tsr_chol_blas_single_thread();  // before any step: see linalg/chol.c
   tsr_run_file_library_init();    // before any HDF5 call: see io/run_file.h
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-    fputs(usage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  if (argc < 2) {
+    fputs(usage, stderr);
+    return 2;
   }
-  if (!strcmp(argv[1], "--version")) {
+  TsrCliArg a;
+  tsr_cli_arg(NULL, argv[1], &a);
+  int help = tsr_cli_flag(&a, "--help", "-h"), version = tsr_cli_flag(&a, "--version", NULL);
+  if (help < 0 || version < 0) return 2;
+  if (help || !strcmp(argv[1], "help")) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  if (version) {
     printf("tessera %s\n", TSR_VERSION);
     // What the OpenMP threads run with (default_omp_wait above).
     const char *pol = getenv("OMP_WAIT_POLICY"), *spin = getenv("GOMP_SPINCOUNT");

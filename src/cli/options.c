@@ -18,23 +18,23 @@ void tsr_cli_apply_threads(int threads) {
   omp_set_num_threads(threads > 0 ? threads : omp_get_num_procs());
 }
 
-static int parse_long(const char *opt, const char *s, long min, long *out) {
+static int parse_long(const char *cmd, const char *opt, const char *s, long min, long *out) {
   char *end;
   errno = 0;
   long v = strtol(s, &end, 10);
   if (errno || end == s || *end || v < min) {
-    tsr_cli_error("%s expects an integer >= %ld, got '%s'", opt, min, s);
+    tsr_cli_error("%s: %s expects an integer >= %ld, got '%s'", cmd, opt, min, s);
     return -1;
   }
   *out = v;
   return 0;
 }
 
-static int parse_seconds(const char *opt, const char *s, double *out) {
+static int parse_seconds(const char *cmd, const char *opt, const char *s, double *out) {
   char *end;
   double v = strtod(s, &end);
   if (end == s || *end || !isfinite(v) || v < 0) {
-    tsr_cli_error("%s expects a non-negative number of seconds, got '%s'", opt, s);
+    tsr_cli_error("%s: %s expects a non-negative number of seconds, got '%s'", cmd, opt, s);
     return -1;
   }
   *out = v;
@@ -47,20 +47,19 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
   o->duration = NAN;
   o->progress = NAN;
   o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
+  const char *cmd = argv[0];  // run, check or compare, for messages
   for (int i = 1; i < argc; i++) {
     TsrCliArg arg;
-    tsr_cli_arg(argv[i], &arg);
+    tsr_cli_arg(cmd, argv[i], &arg);
     const char *a = arg.name, *val = NULL;
-#define NEED_VALUE()                                                        \
-  do {                                                                      \
-    if (!(val = tsr_cli_value(&arg, argc, argv, &i, ""))) goto usage_error; \
+#define NEED_VALUE()                                                    \
+  do {                                                                  \
+    if (!(val = tsr_cli_value(&arg, argc, argv, &i))) goto usage_error; \
   } while (0)
-#define NO_VALUE()                                    \
-  do {                                                \
-    if (tsr_cli_no_value(&arg, "")) goto usage_error; \
-  } while (0)
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      NO_VALUE();
+    int help = tsr_cli_flag(&arg, "--help", "-h"), quiet = tsr_cli_flag(&arg, "--quiet", "-q");
+    int overwrite = with_output ? tsr_cli_flag(&arg, "--overwrite", NULL) : 0;
+    if (help < 0 || quiet < 0 || overwrite < 0) goto usage_error;
+    if (help) {
       fputs(usage, stdout);
       tsr_run_options_free(o);
       return 0;
@@ -70,14 +69,12 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
     } else if (with_output && !strcmp(a, "--vtk")) {
       NEED_VALUE();
       o->vtk_dir = val;
-    } else if (with_output && !strcmp(a, "--overwrite")) {
-      NO_VALUE();
+    } else if (overwrite) {
       o->overwrite = 1;
     } else if (with_output && !strcmp(a, "--progress")) {
       NEED_VALUE();
-      if (parse_seconds(a, val, &o->progress)) goto usage_error;
-    } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-      NO_VALUE();
+      if (parse_seconds(cmd, a, val, &o->progress)) goto usage_error;
+    } else if (quiet) {
       o->quiet = 1;
     } else if (!strcmp(a, "--solver")) {
       NEED_VALUE();
@@ -90,53 +87,52 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
       o->refine = val;
     } else if (!strcmp(a, "--max-bodies")) {
       NEED_VALUE();
-      if (parse_long(a, val, 1, &o->max_bodies)) goto usage_error;
+      if (parse_long(cmd, a, val, 1, &o->max_bodies)) goto usage_error;
     } else if (!strcmp(a, "--threads")) {
       NEED_VALUE();
-      if (parse_long(a, val, 0, &o->threads)) goto usage_error;
+      if (parse_long(cmd, a, val, 0, &o->threads)) goto usage_error;
       if (o->threads > TSR_MAX_THREADS) {
-        tsr_cli_error("--threads: at most %d, got %s", TSR_MAX_THREADS, val);
+        tsr_cli_error("%s: --threads: at most %d, got %s", cmd, TSR_MAX_THREADS, val);
         goto usage_error;
       }
     } else if (!strcmp(a, "--steps")) {
       NEED_VALUE();
-      if (parse_long(a, val, 0, &o->steps)) goto usage_error;
+      if (parse_long(cmd, a, val, 0, &o->steps)) goto usage_error;
       if (o->steps > TSR_MAX_STEPS) {
-        tsr_cli_error("--steps: at most %ld, got %s", TSR_MAX_STEPS, val);
+        tsr_cli_error("%s: --steps: at most %ld, got %s", cmd, TSR_MAX_STEPS, val);
         goto usage_error;
       }
     } else if (!strcmp(a, "--every")) {
       NEED_VALUE();
-      if (parse_long(a, val, 1, &o->every)) goto usage_error;
+      if (parse_long(cmd, a, val, 1, &o->every)) goto usage_error;
     } else if (!strcmp(a, "--duration")) {
       NEED_VALUE();
-      if (parse_seconds(a, val, &o->duration)) goto usage_error;
+      if (parse_seconds(cmd, a, val, &o->duration)) goto usage_error;
       o->duration_arg = val;
     } else if (!strcmp(a, "--set")) {
       NEED_VALUE();
       if (!strchr(val, '=')) {
-        tsr_cli_error("--set expects KEY=VALUE, got '%s'", val);
+        tsr_cli_error("%s: --set expects KEY=VALUE, got '%s'", cmd, val);
         goto usage_error;
       }
       o->sets[o->n_sets++] = val;
     } else if (a[0] == '-' && a[1]) {
-      tsr_cli_error("unknown option '%s'", arg.arg);
+      tsr_cli_error("%s: unknown option '%s'", cmd, arg.arg);
       goto usage_error;
     } else if (!o->model) {
       o->model = arg.arg;
     } else {
-      tsr_cli_error("unexpected argument '%s'", arg.arg);
+      tsr_cli_error("%s: unexpected argument '%s'", cmd, arg.arg);
       goto usage_error;
     }
 #undef NEED_VALUE
-#undef NO_VALUE
   }
   if (!o->model) {
-    tsr_cli_error("no model file given");
+    tsr_cli_error("%s: no model file given", cmd);
     goto usage_error;
   }
   if (o->steps >= 0 && !isnan(o->duration)) {
-    tsr_cli_error("give --steps or --duration, not both");
+    tsr_cli_error("%s: give --steps or --duration, not both", cmd);
     goto usage_error;
   }
   return -1;

@@ -23,7 +23,7 @@ typedef struct {
   const char **sets;  // --set KEY=VALUE, in order
 } TsrRunOptions;
 
-// Parses argv (argv[0] is the command name). Returns -1 to go on, or an exit
+// Parses argv (argv[0] is the command name, which prefixes the messages). Returns -1 to go on, or an exit
 // status (0 after --help, 2 on bad usage, with the message printed).
 // `with_output` accepts -o/--overwrite.
 int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_output, TsrRunOptions *o);

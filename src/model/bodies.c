@@ -245,21 +245,23 @@ static int read_body(TsrLoadCtx *c, const TsrYNode *n, int index, TsrModel *m, B
     // A fixed body never moves: a velocity given to it would be dropped
     // without a word (a conveyor belt or a moving platform is not a fixed
     // body here). Zero is what it has anyway.
-    static const char *const moving[] = {"velocity", "angular_velocity", NULL};
-    const TsrVec3 given[] = {b->velocity, b->angular_velocity};
-    for (int k = 0; moving[k]; k++)
-      if (given[k].x != 0.0 || given[k].y != 0.0 || given[k].z != 0.0) {
-        tsr_model_error(c, tsr_ytree_get(n, moving[k]),
-                        "%s: a fixed body does not move (remove it, or make the body move: fixed: false)", moving[k]);
+    const TsrYNode *stride = tsr_ytree_get(n, "stride");
+    const struct {
+      const char *key;
+      const TsrYNode *map;
+      TsrVec3 v;
+    } given[] = {{"velocity", n, b->velocity},
+                 {"angular_velocity", n, b->angular_velocity},
+                 {"velocity", stride, b->stride_velocity}};
+    for (size_t k = 0; k < sizeof given / sizeof *given; k++)
+      if (given[k].map && (given[k].v.x != 0.0 || given[k].v.y != 0.0 || given[k].v.z != 0.0)) {
+        tsr_model_error(c, tsr_ytree_get(given[k].map, given[k].key),
+                        "%s%s: a fixed body does not move (remove it, or make the body move: fixed: false)",
+                        given[k].map == stride ? "stride: " : "", given[k].key);
         ok = 0;
       }
-    if ((v = tsr_ytree_get(n, "stride")) && (v = tsr_ytree_get(v, "velocity")) &&
-        (b->stride_velocity.x != 0.0 || b->stride_velocity.y != 0.0 || b->stride_velocity.z != 0.0)) {
-      tsr_model_error(c, v,
-                      "stride: velocity: a fixed body does not move (remove it, or make the body move: fixed: false)");
-      ok = 0;
-    }
   }
+
   if ((v = tsr_ytree_get(n, "material"))) {
     int k = tsr_model_material_index(c, m, v);
     if (k < 0) ok = 0;

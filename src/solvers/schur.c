@@ -313,6 +313,16 @@ static int reserve_columns(TsrSubstructure *ss, int nthr) {
   return 0;
 }
 
+// The team of a loop over the subsystems: no more threads than subsystems.
+// A thread without a subsystem would only be woken and joined at each
+// parallel region. (On a 16-core machine, chain_wrap's 10 subsystems spent
+// 0.67 ms a step in the S_Gamma phase at 16 threads against 0.15 at 6,
+// BENCHMARKS_16CORES.md; that machine was noisy, and the cap was not
+// measured there.)
+static int sub_threads(const TsrSubstructure *ss) {
+  return ss->threads < ss->n_sub ? ss->threads : (ss->n_sub > 0 ? ss->n_sub : 1);
+}
+
 int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params,
                            TsrSubstructure *ss) {
   int m = p->m;
@@ -381,7 +391,7 @@ int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const Tsr
   }
   // sub_extract's marks and positions: each thread's mark and list of
   // S_Gamma's assembly (free until then), marks reset to -1.
-  int nthr = ss->threads < nsub ? ss->threads : nsub;
+  int nthr = sub_threads(ss);
   if (reserve_columns(ss, nthr)) return -1;
   size_t cc = (size_t)ss->cap_col;
   for (size_t k = 0; k < cc * (size_t)nthr; k++) ss->mark[k] = -1;
@@ -434,15 +444,6 @@ void tsr_substructure_start(const TsrMlcp *p, const TsrSolverParams *params, con
     ss->set_g[g] = normal_set(warm && index_set ? index_set[r] : TSR_INDEX_FREE, p->lo[r], p->hi[r]);
     ss->lam_g[g] = warm && isfinite(lambda[r]) ? fmin(fmax(lambda[r], p->lo[r]), p->hi[r]) : 0.0;
   }
-}
-
-// The team of a loop over the subsystems: no more threads than subsystems.
-// A thread without a subsystem would only be woken and joined (each
-// region's start and end wait on every thread of the team). On a 16-core
-// machine chain_wrap's 10 subsystems spent 4.6x longer in the S_Gamma phase
-// at 16 threads than at 6 (BENCHMARKS.md, 16 cores).
-static int sub_threads(const TsrSubstructure *ss) {
-  return ss->threads < ss->n_sub ? ss->threads : (ss->n_sub > 0 ? ss->n_sub : 1);
 }
 
 // SUBSYSTEMSOLVE on the subsystems whose deferred flag equals deferred: in

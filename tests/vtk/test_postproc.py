@@ -100,6 +100,9 @@ p2 = subprocess.run([py, os.path.join(post, "sweep.py"), "run", model, "--thread
                      "--tessera", TESSERA],
                     capture_output=True, text=True)
 check(p2.returncode == 0 and "kept" in p2.stderr, f"sweep run again keeps the result: {p2.stderr!r}")
+p2 = subprocess.run([py, os.path.join(post, "sweep.py"), "run", model, "--threads", "1", "--steps", "12", "-d", sw,
+                     "--tessera", TESSERA], capture_output=True, text=True)
+check(p2.returncode == 2 and "another run" in p2.stderr, f"sweep run of other steps into the same folder: {p2.stderr!r}")
 p = subprocess.run([py, os.path.join(post, "sweep.py"), "table", *[os.path.join(sw, f) for f in files]],
                    capture_output=True, text=True)
 trows = [[c.strip() for c in ln.strip("|").split("|")] for ln in p.stdout.splitlines()[2:]]
