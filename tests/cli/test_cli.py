@@ -175,6 +175,13 @@ joints:
                      os.path.join(tmp, "no", "such", "dir", "t.json"))
     check(rc == 2 and "--json" in err and time.monotonic() - t0 < 30,
           "compare --json into a missing folder: exit 2 before the runs (%d: %s)" % (rc, err.strip()[:100]))
+    for bad in ("", tmp):  # an empty name or a folder passed that test and failed after the runs (exit 1)
+        t0 = time.monotonic()
+        rc, _, err = run("compare", pend, "--solvers", "pgs", "--steps", "100000", "--json=" + bad)
+        check(rc == 2 and "not a file name" in err and time.monotonic() - t0 < 30,
+              "compare --json=%r: exit 2 before the runs (%d: %s)" % (bad, rc, err.strip()[:100]))
+    rc, out_v, err = run("--version=1")
+    check(rc == 2 and "takes no value" in err, "tessera --version=1: exit 2, said (%d: %s)" % (rc, err.strip()[:100]))
 
     rc, _, err = run("run", pend, "-o", out, "--steps", "5", "--quiet")
     check(rc == 2 and "exists" in err, "an existing output is not overwritten without --overwrite")
