@@ -256,26 +256,29 @@ static int solve_set(const TsrMlcp *p, double amax, double *lambda, TsrBpp *b, i
   }
 factored:
   if (tsr_chol_solve(b->rhs, b->x, b->chol)) return -1;
-  // Iterative refinement: r = rhs - A_FF x, x += (A_FF [+ delta I])^-1 r. One
-  // step normally; with the shift, until the residual stops falling. None
-  // when x is already backward stable entry by entry (TSR_MLCP_REFINED_BERR):
-  // the second solve was 8% of chain_wrap's direct-bpp step.
-  double r_prev = INFINITY, berr = 0.0, r_inf = 0.0;
-  for (int it = 0; it < (shifted ? 100 : 1); it++) {
-    berr = tsr_mlcp_free_residual(p, F, nf, loc, b->x, rhs, b->r, b->sc);
-    r_inf = 0.0;
-    for (int c = 0; c < nf; c++) r_inf = tsr_maxd(r_inf, fabs(b->r[c]));
-    if (berr <= TSR_MLCP_REFINED_BERR || (shifted && !(r_inf < 0.5 * r_prev))) break;
+  int nosol = tsr_bpp_refine(p, F, nf, loc, rhs, b->x, b->r, b->sc, b->chol, shifted);
+  if (nosol < 0) return -1;
+  for (int c = 0; c < nf; c++) lambda[b->F[c]] = b->x[c];
+  return nosol;  // 1: A_FF singular and the rhs not in its range (see tsr_bpp_solve)
+}
+
+int tsr_bpp_refine(const TsrMlcp *p, const int *F, int nf, const int *loc, const double *rhs, double *x, double *r,
+                   double *scale, TsrChol *ch, int shifted) {
+  double r_prev = INFINITY;
+  int steps = shifted ? 100 : 1;
+  for (int it = 0;; it++) {
+    if (it == steps && !shifted) return 0;  // (the last residual is needed only for the shifted verdict)
+    double berr = tsr_mlcp_free_residual(p, F, nf, loc, x, rhs, r, scale), r_inf = 0.0;
+    for (int c = 0; c < nf; c++) r_inf = tsr_maxd(r_inf, fabs(r[c]));
+    if (it == steps || berr <= TSR_MLCP_REFINED_BERR || (shifted && !(r_inf < 0.5 * r_prev)))
+      return shifted && tsr_singular_no_solution(berr, r_inf, rhs, nf);
     r_prev = r_inf;
-    if (tsr_chol_solve(b->r, b->r, b->chol)) return -1;
+    if (tsr_chol_solve(r, r, ch)) return -1;
     for (int c = 0; c < nf; c++) {
-      double v = b->x[c] + b->r[c];
-      if (isfinite(v)) b->x[c] = v;
+      double v = x[c] + r[c];
+      if (isfinite(v)) x[c] = v;
     }
   }
-  for (int c = 0; c < nf; c++) lambda[b->F[c]] = b->x[c];
-  // 1: A_FF singular and the rhs not in its range (see tsr_bpp_solve).
-  return shifted && tsr_singular_no_solution(berr, r_inf, rhs, nf);
 }
 
 // Workspace for p's m rows (and max_pivots steps of history), and the

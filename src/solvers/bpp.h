@@ -54,6 +54,18 @@ static inline int tsr_singular_no_solution(double berr, double r_inf, const doub
   return !(berr <= TSR_SINGULAR_BERR) || !(r_inf <= TSR_SINGULAR_BERR * rhs_inf);
 }
 
+// Iterative refinement of x, solved from A_FF x = rhs by the factor ch of
+// A_FF (shifted: of A_FF + delta I): r = rhs - A_FF x, x += ch^-1 r (a step
+// that would make an entry non-finite leaves it). Unshifted, one step, none
+// when x is already backward stable entry by entry (TSR_MLCP_REFINED_BERR;
+// the second solve was 8% of chain_wrap's direct-bpp step). Shifted, until
+// then or until |r|_inf stops halving, at most 100 steps. F, loc, r and
+// scale as tsr_mlcp_free_residual. Returns 1 when shifted and the system
+// has no solution (tsr_singular_no_solution on the returned x), 0, or -1
+// when a solve failed. Shared by BPP (bpp.c) and PGS-SM's subspace solve.
+int tsr_bpp_refine(const TsrMlcp *p, const int *F, int nf, const int *loc, const double *rhs, double *x, double *r,
+                   double *scale, TsrChol *ch, int shifted);
+
 // The largest residual of a row relative to its own scale
 // (tsr_mlcp_relative_residual) of what the last tsr_bpp_solve returned, when
 // it returned 0, or an upper bound of it when that is below

@@ -103,19 +103,11 @@ static int subspace_solve(const TsrMlcp *p, double shift, double *lambda, int *f
     }
   }
   if (tsr_chol_solve(g->rhs, g->x, ch)) return -1;
-  // One step of iterative refinement (or a few with the shifted factor),
-  // none once x is backward stable entry by entry (TSR_MLCP_REFINED_BERR).
-  for (int it = 0; it < (rc == 1 ? 20 : 1); it++) {
-    if (tsr_mlcp_free_residual(p, F, nf, g->loc, g->x, g->rhs, g->r, g->scale) <= TSR_MLCP_REFINED_BERR) break;
-    if (tsr_chol_solve(g->r, g->r, ch)) return -1;
-    for (int k = 0; k < nf; k++) g->x[k] += g->r[k];
-  }
+  // rc 1: A_FF singular, factorised with a shift (bpp.h)
+  int nosol = tsr_bpp_refine(p, F, nf, g->loc, g->rhs, g->x, g->r, g->scale, ch, rc == 1);
+  if (nosol < 0) return -1;
   for (int k = 0; k < nf; k++) lambda[F[k]] = g->x[k];
-  if (rc != 1) return 0;
-  // 1: A_FF singular and the free rows' equations without a solution (bpp.h).
-  double berr = tsr_mlcp_free_residual(p, F, nf, g->loc, g->x, g->rhs, g->r, g->scale), r_inf = 0.0;
-  for (int k = 0; k < nf; k++) r_inf = fmax(r_inf, fabs(g->r[k]));
-  return tsr_singular_no_solution(berr, r_inf, g->rhs, nf);
+  return nosol;
 }
 
 int tsr_pgs_sm_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambda, int8_t *index_set,
