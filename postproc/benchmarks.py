@@ -44,6 +44,9 @@ machine. What is run:
     rock_pile and large_rock_pile (every partitioner and refinement,
     schur-bpp, --partition-steps steps; 0 skips it).
 
+Stopped by Ctrl-C or SIGTERM, it writes the tables that finished to
+OUTPUT.partial.md (exit 130) and leaves OUTPUT as it was.
+
 The header gives the cores the machine had for nproc busy processes at once,
 measured at the start, before the whole runs and after the shared-cores runs:
 a stretch with the second core mostly gone makes the multi-threaded numbers
@@ -60,6 +63,7 @@ import json
 import multiprocessing
 import os
 import platform
+import signal
 import subprocess
 import sys
 import tempfile
@@ -291,6 +295,10 @@ def scaling_plot(scal, path):
     return None
 
 
+def _terminated(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tessera", default=os.path.join(ROOT, "build", "tessera"))
@@ -330,111 +338,125 @@ def main(argv=None):
         log("note: no examples/%s.yaml, skipped" % s)
         del models[s]
 
-    caps = [("start", capacity())]
-    results, cond_rows, t4, scal = {}, {}, {}, {}
-    for scene, model in models.items():
-        log("table 3: %s" % scene)
-        fast = [s for s in SOLVERS if s not in SLOW]
-        # The quietest of a few runs: on this shared machine interference
-        # only adds time (a chain_wrap row once read 0.21 ms for schur-bpp
-        # where three runs right after read 0.14), and the runs solve the
-        # same steps, so the lowest total is the least disturbed; its solvers
-        # stay side by side.
-        runs = [compare(a.tessera, model, fast, a.steps, a.threads) for _ in range(max(1, a.table3_runs))]
-        runs = [r for r in runs if r] or [[]]
-        # (a run where fewer solvers finished does not count as quieter)
-        rows = min(runs, key=lambda rs: (-sum(r["mean_ms"] is not None for r in rs),
-                                         sum(r["mean_ms"] for r in rs if r["mean_ms"] is not None)))
-        rows += compare(a.tessera, model, [s for s in SOLVERS if s in SLOW], a.slow_steps, a.threads)
-        order = {s: i for i, s in enumerate(SOLVERS)}
-        results[scene] = sorted(rows, key=lambda r: order.get(r["solver"], 99))
-        log("table 2: %s" % scene)
-        c = compare(a.tessera, model, ["schur-bpp"], min(a.steps, 30), a.threads, cond=True)
-        if c:
-            cond_rows[scene] = c[0]
-    if not a.no_table4:
-        for scene in ("log_tower", "rock_pile"):
-            if scene not in models:
-                continue
-            t4[scene] = {}
-            for n in (8, 16, 32, 64):
-                log("table 4: %s max_bodies %d" % (scene, n))
-                t4[scene][n] = compare(a.tessera, models[scene], ["direct-bpp", "schur-bpp", "schur-pgs-sm"], a.steps,
-                                       a.threads, extra=["--partition", "mindp", "--max-bodies", str(n)])
-    if not a.no_scaling:
-        for scene in [s for s in a.scaling_scenes.split(",") if s]:
-            if scene not in models:
-                continue
-            scal[scene] = {}
-            for t in scaling_threads:
-                log("scaling: %s, %d threads" % (scene, t))
-                rows = compare(a.tessera, models[scene], ["direct-bpp", "schur-bpp"], a.steps, t)
-                scal[scene][t] = {r["solver"]: r["mean_ms"] for r in rows}
+    # Every table fills as its runs finish: a run stopped by Ctrl-C or SIGTERM
+    # (a time limit on a borrowed machine) still writes what it measured,
+    # to OUTPUT.partial.md, leaving a complete OUTPUT as it was.
+    caps, results, cond_rows, t4, scal = [], {}, {}, {}, {}
+    replays, whole, nets, shared, part_md = {}, {}, {}, [], None
+    interrupted = None
+    stage = "start"
+    signal.signal(signal.SIGTERM, _terminated)
+    try:
+        caps.append(("start", capacity()))
+        for scene, model in models.items():
+            stage = "table 3, %s" % scene
+            log("table 3: %s" % scene)
+            fast = [s for s in SOLVERS if s not in SLOW]
+            # The quietest of a few runs: on this shared machine interference
+            # only adds time (a chain_wrap row once read 0.21 ms for schur-bpp
+            # where three runs right after read 0.14), and the runs solve the
+            # same steps, so the lowest total is the least disturbed; its solvers
+            # stay side by side.
+            runs = [compare(a.tessera, model, fast, a.steps, a.threads) for _ in range(max(1, a.table3_runs))]
+            runs = [r for r in runs if r] or [[]]
+            # (a run where fewer solvers finished does not count as quieter)
+            rows = min(runs, key=lambda rs: (-sum(r["mean_ms"] is not None for r in rs),
+                                             sum(r["mean_ms"] for r in rs if r["mean_ms"] is not None)))
+            rows += compare(a.tessera, model, [s for s in SOLVERS if s in SLOW], a.slow_steps, a.threads)
+            order = {s: i for i, s in enumerate(SOLVERS)}
+            results[scene] = sorted(rows, key=lambda r: order.get(r["solver"], 99))
+            log("table 2: %s" % scene)
+            c = compare(a.tessera, model, ["schur-bpp"], min(a.steps, 30), a.threads, cond=True)
+            if c:
+                cond_rows[scene] = c[0]
+        if not a.no_table4:
+            for scene in ("log_tower", "rock_pile"):
+                if scene not in models:
+                    continue
+                t4[scene] = {}
+                for n in (8, 16, 32, 64):
+                    stage = "table 4, %s" % scene
+                    log("table 4: %s max_bodies %d" % (scene, n))
+                    t4[scene][n] = compare(a.tessera, models[scene], ["direct-bpp", "schur-bpp", "schur-pgs-sm"], a.steps,
+                                           a.threads, extra=["--partition", "mindp", "--max-bodies", str(n)])
+        if not a.no_scaling:
+            for scene in [s for s in a.scaling_scenes.split(",") if s]:
+                if scene not in models:
+                    continue
+                scal[scene] = {}
+                for t in scaling_threads:
+                    stage = "strong scaling, %s" % scene
+                    log("scaling: %s, %d threads" % (scene, t))
+                    rows = compare(a.tessera, models[scene], ["direct-bpp", "schur-bpp"], a.steps, t)
+                    scal[scene][t] = {r["solver"]: r["mean_ms"] for r in rows}
 
-    replays = {}
-    if not a.no_whole:
-        for scene in WHOLE:
-            if scene not in models:
-                continue
-            for ref in ("direct-bpp", "schur-bpp"):
+        if not a.no_whole:
+            for scene in WHOLE:
+                if scene not in models:
+                    continue
+                for ref in ("direct-bpp", "schur-bpp"):
+                    for t in whole_threads:
+                        stage = "replays, %s" % scene
+                        log("replay: %s, reference %s, %d threads" % (scene, ref, t))
+                        replays[(scene, ref, t)] = replay(a.tessera, models[scene], ref, t)
+        caps.append(("before the whole runs", capacity()))
+        if not a.no_whole:
+            for scene in WHOLE:
+                if scene not in models:
+                    continue
                 for t in whole_threads:
-                    log("replay: %s, reference %s, %d threads" % (scene, ref, t))
-                    replays[(scene, ref, t)] = replay(a.tessera, models[scene], ref, t)
-    whole = {}
-    caps.append(("before the whole runs", capacity()))
-    if not a.no_whole:
-        for scene in WHOLE:
-            if scene not in models:
-                continue
-            for t in whole_threads:
-                runs = {}
-                for k in range(max(1, a.repeat)):
-                    log("whole run: %s, %d threads (%d of %d)" % (scene, t, k + 1, max(1, a.repeat)))
-                    for r in compare(a.tessera, models[scene], ["direct-bpp", "schur-bpp"], None, t):
-                        runs.setdefault(r["solver"], []).append(r)
-                # The machine is shared: each solver's run with the median mean time.
-                whole[(scene, t)] = {name: sorted(rs, key=lambda r: r["mean_ms"])[len(rs) // 2]
-                                     for name, rs in runs.items()}
+                    runs = {}
+                    for k in range(max(1, a.repeat)):
+                        stage = "whole runs, %s" % scene
+                        log("whole run: %s, %d threads (%d of %d)" % (scene, t, k + 1, max(1, a.repeat)))
+                        for r in compare(a.tessera, models[scene], ["direct-bpp", "schur-bpp"], None, t):
+                            runs.setdefault(r["solver"], []).append(r)
+                    # The machine is shared: each solver's run with the median mean time.
+                    whole[(scene, t)] = {name: sorted(rs, key=lambda r: r["mean_ms"])[len(rs) // 2]
+                                         for name, rs in runs.items()}
 
-    # Safety nets: schur-bpp on the MLCPs of a direct-bpp run, with its
-    # nets switched off one after the other (what each does to the error).
-    nets = {}
-    if a.net_steps > 0:
-        for scene in NET_SCENES:
-            if scene not in models:
-                continue
-            for label, env in NETS:
-                log("safety nets: %s, %s" % (scene, label))
-                rows = compare(a.tessera, models[scene], ["schur-bpp"], a.net_steps, a.threads,
-                               extra=("--replay", "direct-bpp"), env=env)
-                nets[(scene, label)] = rows[0] if rows else None
+        # Safety nets: schur-bpp on the MLCPs of a direct-bpp run, with its
+        # nets switched off one after the other (what each does to the error).
+        if a.net_steps > 0:
+            for scene in NET_SCENES:
+                if scene not in models:
+                    continue
+                for label, env in NETS:
+                    stage = "safety nets, %s" % scene
+                    log("safety nets: %s, %s" % (scene, label))
+                    rows = compare(a.tessera, models[scene], ["schur-bpp"], a.net_steps, a.threads,
+                                   extra=("--replay", "direct-bpp"), env=env)
+                    nets[(scene, label)] = rows[0] if rows else None
 
-    # Shared cores: a batch script running several models at once.
-    shared = []
-    if a.shared_steps > 0 and "chain_wrap" in models:
-        copies = max(2, a.threads)
-        for label, env in (("tessera's default (GOMP_SPINCOUNT=1000)", {}),
-                           ("libgomp's default (TSR_NO_REEXEC=1)", {"TSR_NO_REEXEC": "1"}),
-                           ("OMP_WAIT_POLICY=passive", {"OMP_WAIT_POLICY": "passive"})):
-            log("shared cores: %s" % label)
-            alone = at_once(a.tessera, models["chain_wrap"], "schur-bpp", a.shared_steps, a.threads, 1, env)
-            many = at_once(a.tessera, models["chain_wrap"], "schur-bpp", a.shared_steps, a.threads, copies, env)
-            shared.append((label, alone, many, copies))
+        # Shared cores: a batch script running several models at once.
+        if a.shared_steps > 0 and "chain_wrap" in models:
+            copies = max(2, a.threads)
+            for label, env in (("tessera's default (GOMP_SPINCOUNT=1000)", {}),
+                               ("libgomp's default (TSR_NO_REEXEC=1)", {"TSR_NO_REEXEC": "1"}),
+                               ("OMP_WAIT_POLICY=passive", {"OMP_WAIT_POLICY": "passive"})):
+                stage = "shared cores"
+                log("shared cores: %s" % label)
+                alone = at_once(a.tessera, models["chain_wrap"], "schur-bpp", a.shared_steps, a.threads, 1, env)
+                many = at_once(a.tessera, models["chain_wrap"], "schur-bpp", a.shared_steps, a.threads, copies, env)
+                shared.append((label, alone, many, copies))
 
-    caps.append(("after the shared-cores runs", capacity()))
-    part_md = None
-    if a.partition_steps > 0:
-        log("seed 003 table 1 (postproc/bench_partition.py, %d steps)" % a.partition_steps)
-        with tempfile.TemporaryDirectory() as tmp:
-            out_md = os.path.join(tmp, "p.md")
-            cmd = [sys.executable, os.path.join(ROOT, "postproc", "bench_partition.py"), "--steps",
-                   str(a.partition_steps), "--tessera", a.tessera, "-o", out_md]
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            if os.path.exists(out_md):
-                with open(out_md) as f:
-                    part_md = f.read()
-            else:
-                log("  failed (%d): %s" % (p.returncode, p.stderr.strip()[-400:]))
+        caps.append(("after the shared-cores runs", capacity()))
+        if a.partition_steps > 0:
+            stage = "seed 003 table 1"
+            log("seed 003 table 1 (postproc/bench_partition.py, %d steps)" % a.partition_steps)
+            with tempfile.TemporaryDirectory() as tmp:
+                out_md = os.path.join(tmp, "p.md")
+                cmd = [sys.executable, os.path.join(ROOT, "postproc", "bench_partition.py"), "--steps",
+                       str(a.partition_steps), "--tessera", a.tessera, "-o", out_md]
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                if os.path.exists(out_md):
+                    with open(out_md) as f:
+                        part_md = f.read()
+                else:
+                    log("  failed (%d): %s" % (p.returncode, p.stderr.strip()[-400:]))
+    except KeyboardInterrupt:
+        interrupted = stage
+        log("interrupted during %s: writing what finished" % stage)
 
     commit = a.source_commit or subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                                                capture_output=True, text=True).stdout.strip() or "?"
@@ -472,7 +494,8 @@ def main(argv=None):
                 s1 = pts[min(pts)].get("schur-bpp")
                 out.append("| %s | %d | %s | %s | %s | %s |" % (scene, t, ms(d), ms(s),
                            "%.2f" % (s1 / s) if s and s1 else "-", "%.2f" % (d / s) if s and d else "-"))
-        png = os.path.join(os.path.dirname(os.path.abspath(a.output)), "benchmarks_scaling.png")
+        png = os.path.join(os.path.dirname(os.path.abspath(a.output)),
+                           "benchmarks_scaling%s.png" % (".partial" if interrupted else ""))
         note = scaling_plot(scal, png)
         out += ["", note if note else "![strong scaling](%s)" % os.path.basename(png), ""]
     if whole:
@@ -557,10 +580,15 @@ def main(argv=None):
                 "`postproc/bench_partition.py --steps %d` (schur-bpp, the model's threads): t_s mean solve ms, "
                 "t_pr mean partition + refinement ms per step; the paper's numbers (Vortex, 8-core i9, first 500 "
                 "steps) in parentheses." % a.partition_steps, "", part_md]
-    with open(a.output, "w") as f:
+    path = a.output
+    if interrupted:
+        out[1:1] = ["", "**Partial: the run was interrupted during %s; the sections below are what finished "
+                    "before it.**" % interrupted]
+        path = os.path.splitext(a.output)[0] + ".partial.md"
+    with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
-    log("wrote %s" % a.output)
-    return 0
+    log("wrote %s" % path)
+    return 130 if interrupted else 0
 
 
 if __name__ == "__main__":
