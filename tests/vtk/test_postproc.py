@@ -6,6 +6,7 @@ computed here from the run files with h5py. postproc/sweep.py: a thread
 sweep's files and its table against them."""
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -114,4 +115,21 @@ for f, r in zip(files, trows):
     check(len(r) > 7 and r[7] == want and r[3] == "10", f"{f}: ratio {r[7:8]} != {want}, steps {r[3:4]}")
 p = subprocess.run([py, os.path.join(post, "sweep.py"), "table", missing], capture_output=True, text=True)
 check(p.returncode == 2 and missing in p.stderr, f"sweep table of a missing file: {p.returncode} {p.stderr!r}")
+# benchmarks.py stopped by SIGTERM (a time limit) in its first table: exit
+# 130, the partial file marked as such, the output itself not written.
+bench_out = os.path.join(tmp, "B.md")
+proc = subprocess.Popen([py, os.path.join(post, "benchmarks.py"), "--tessera", TESSERA, "--scenes", "chain_drop",
+                         "--steps", "100000", "-o", bench_out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                        text=True)
+seen = ""
+for line in proc.stderr:  # wait until the first table's runs have started
+    seen += line
+    if "compare" in line:
+        break
+proc.send_signal(signal.SIGTERM)
+rest = proc.communicate(timeout=120)[1]
+partial = os.path.join(tmp, "B.partial.md")
+text = open(partial).read() if os.path.exists(partial) else ""
+check(proc.returncode == 130 and "**Partial: the run was interrupted during table 3, chain_drop" in text
+      and not os.path.exists(bench_out), f"benchmarks.py after SIGTERM: {proc.returncode} {(seen + rest)[-300:]!r}")
 finish("postproc")
