@@ -18,8 +18,9 @@ static const char usage[] =
     "\n"
     "  --json   one JSON object instead of key: value lines\n";
 
-static void json_str(const char *key, const char *v, int last) {
-  printf("  \"%s\": \"", key);
+// v as a JSON string, quoted and escaped.
+static void json_chars(const char *v) {
+  putchar('"');
   for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
     if (*p == '"' || *p == '\\')
       printf("\\%c", *p);
@@ -28,7 +29,13 @@ static void json_str(const char *key, const char *v, int last) {
     else
       putchar(*p);
   }
-  printf("\"%s\n", last ? "" : ",");
+  putchar('"');
+}
+
+static void json_str(const char *key, const char *v, int last) {
+  printf("  \"%s\": ", key);
+  json_chars(v);
+  printf("%s\n", last ? "" : ",");
 }
 
 static void json_num(const char *key, double v, int last) {
@@ -47,7 +54,12 @@ static void print_json(const TsrRunSummary *s) {
   json_num("step", s->step, 0);
   json_str("created_utc", s->created_utc, 0);
   json_str("tessera_version", s->tessera_version, 0);
-  json_str("overrides", s->overrides, 0);
+  printf("  \"overrides\": [");  // as given, in order (the list the run file keeps)
+  for (int k = 0; k < s->n_overrides; k++) {
+    printf("%s", k ? ", " : "");
+    json_chars(tsr_run_summary_override(s, k));
+  }
+  printf("]%s,\n", s->overrides_cut ? ", \"overrides_cut\": true" : "");
   printf("  \"complete\": %s,\n", s->complete ? "true" : "false");
   json_num("bodies", s->n_bodies, 0);
   json_num("frames", (double)s->frames, 0);
@@ -76,7 +88,11 @@ static void print_text(const char *path, const TsrRunSummary *s) {
   printf("complete: %s\n", s->complete ? "yes" : "no");
   printf("created: %s\n", s->created_utc);
   printf("tessera: %s\n", s->tessera_version);
-  if (s->overrides[0]) printf("overrides: %s\n", s->overrides);
+  if (s->n_overrides > 0) {
+    printf("overrides:");
+    for (int k = 0; k < s->n_overrides; k++) printf(" %s", tsr_run_summary_override(s, k));
+    printf("%s\n", s->overrides_cut ? " ..." : "");
+  }
   printf("solver: %s\n", s->solver);
   printf("partitioning: %s\n", s->partitioning);
   printf("threads: %d\n", s->threads);

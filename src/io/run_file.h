@@ -114,8 +114,15 @@ typedef struct {
   int max_coupling_iterations;
   int n_bodies;
   long constraint_rows, contacts;  // summed over the frames counted
-  char overrides[1024];            // /model/overrides joined by spaces ("" when none; "..." ends a cut list)
+  // /model/overrides: n_overrides strings, each ended by '\0', one after the
+  // other in overrides (tsr_run_summary_override); overrides_cut when the
+  // list did not fit (the strings kept are whole).
+  char overrides[1024];
+  int n_overrides, overrides_cut;
 } TsrRunSummary;
+
+// The k-th of s's overrides (k < s->n_overrides).
+const char *tsr_run_summary_override(const TsrRunSummary *s, int k);
 
 // Once, before any other call here (main): no HDF5 clean-up at exit. Every
 // file is closed explicitly (the writer flushes and closes on every path).

@@ -202,9 +202,9 @@ static void free_strings(char **v, hssize_t n) {
 }
 
 // /model/overrides (variable-length strings; absent in files written before
-// it) joined by spaces into buf; a list too long for buf ends in "...".
-static void read_overrides(hid_t f, char *buf, size_t len) {
-  buf[0] = '\0';
+// it) into s: each string and its '\0', one after the other, while they fit.
+static void read_overrides(hid_t f, TsrRunSummary *s) {
+  s->n_overrides = s->overrides_cut = 0;
   if (H5Lexists(f, "/model/overrides", H5P_DEFAULT) <= 0) return;
   hid_t d = H5Dopen2(f, "/model/overrides", H5P_DEFAULT);
   if (d < 0) return;
@@ -212,15 +212,24 @@ static void read_overrides(hid_t f, char *buf, size_t len) {
   char **v = read_strings(d, 1 << 20, &n);
   size_t used = 0;
   for (hssize_t i = 0; i < n; i++) {
-    int w = snprintf(buf + used, len - used, "%s%s", i ? " " : "", v[i] ? v[i] : "");
-    if (w < 0 || (size_t)w >= len - used) {  // cut: mark it
-      snprintf(buf + (len > 4 ? len - 4 : 0), len > 4 ? 4 : len, "...");
+    const char *o = v && v[i] ? v[i] : "";
+    size_t w = strlen(o) + 1;
+    if (w > sizeof s->overrides - used) {
+      s->overrides_cut = 1;
       break;
     }
-    used += (size_t)w;
+    memcpy(s->overrides + used, o, w);
+    used += w;
+    s->n_overrides++;
   }
   free_strings(v, n);
   H5Dclose(d);
+}
+
+const char *tsr_run_summary_override(const TsrRunSummary *s, int k) {
+  const char *o = s->overrides;
+  for (int i = 0; i < k; i++) o += strlen(o) + 1;
+  return o;
 }
 
 static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int errlen) {
@@ -245,7 +254,7 @@ static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int
   read_attr_num(f, "max_coupling_iterations", H5T_NATIVE_INT, &s->max_coupling_iterations);
   read_attr_num(f, "step", H5T_NATIVE_DOUBLE, &s->step);
   s->n_bodies = (int)(ds_len(f, "/model/body_names") > 0 ? ds_len(f, "/model/body_names") : 0);
-  read_overrides(f, s->overrides, sizeof s->overrides);
+  read_overrides(f, s);
 
   // Frames: the shortest per-frame dataset, and offsets need T+1 entries.
   long T = shortest(f, frame_sets, sizeof frame_sets / sizeof frame_sets[0], path, err, errlen);

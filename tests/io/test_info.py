@@ -208,7 +208,28 @@ def test_damaged_heap():
     os.unlink(path)
 
 
-for t in (test_complete, test_incomplete, test_bad_inputs, test_damaged_header, test_damaged_heap):
+def test_overrides():
+    """info --json gives /model/overrides as the list the file keeps: an
+    override holding spaces stays one entry (they were joined into one
+    string)."""
+    path = tmp("info_overrides")
+    model = os.path.join(os.environ.get("TSR_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", "..")),
+                         "examples", "pendulum.yaml")
+    r = subprocess.run([TESSERA, "run", model, "-o", path, "--overwrite", "-q", "--steps", "3",
+                        "--set", "settings.gravity=[0, 0, -1.62]", "--set=bodies.ball.mass=2"],
+                       capture_output=True, text=True)
+    ensure(r.returncode == 0, f"run with overrides: {r.stderr}")
+    with h5py.File(path, "r") as f:
+        kept = [x.decode() if isinstance(x, bytes) else str(x) for x in f["/model/overrides"][:]]
+    r = info(path, "--json")
+    j = json.loads(r.stdout) if r.returncode == 0 else {}
+    ensure(j.get("overrides") == kept and "--set settings.gravity=[0, 0, -1.62]" in kept,
+           f"info --json overrides {j.get('overrides')} != {kept}")
+    ensure(info(path).stdout.count("overrides: " + " ".join(kept)) == 1, "info text: overrides joined by spaces")
+    os.unlink(path)
+
+
+for t in (test_complete, test_incomplete, test_bad_inputs, test_damaged_header, test_damaged_heap, test_overrides):
     before = len(failures)
     t()
     print(("ok   " if len(failures) == before else "FAIL ") + t.__name__, file=sys.stderr)
