@@ -404,7 +404,7 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
   sub = malloc(sublen);
   if (!sub) goto done;
   snprintf(sub, sublen, "%s/%s", dir, name);
-  if (tsr_vtk_make_dir(dir, err, errlen) || tsr_vtk_make_dir(sub, err, errlen)) {
+  if (tsr_vtk_make_dir(dir, err, errlen) || tsr_vtk_make_piece_dir(sub, err, errlen)) {
     rc = -2;
     goto done;
   }

@@ -86,5 +86,11 @@ void tsr_vtk_piece_name(char *out, size_t len, const char *dir, const char *subd
 void tsr_vtk_safe_name(const char *name, char *out, size_t len);
 // mkdir -p dir; fails (message in err) when dir or a parent is not a directory.
 int tsr_vtk_make_dir(const char *dir, char *err, int errlen);
+// tsr_vtk_make_dir for DIR/NAME, the pieces' folder, then the pieces an
+// earlier export left there removed (KIND_NNNNNN.vtp, KIND bodies, contacts
+// or joints; nothing else is touched): the .pvd about to be written will not
+// name them, and a folder holding frames of two runs misleads whoever opens
+// its pieces by hand.
+int tsr_vtk_make_piece_dir(const char *sub, char *err, int errlen);
 
 #endif

@@ -23,6 +23,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <dirent.h>
+#include <unistd.h>
 
 #include "math/tsr_math.h"
 
@@ -644,5 +646,47 @@ int tsr_vtk_make_dir(const char *dir, char *err, int errlen) {
     p[i] = saved;
   }
   free(p);
+  return rc;
+}
+
+// KIND_NNNNNN.vtp with KIND one of ours and at least 6 digits (tsr_vtk_piece_name).
+static int is_piece(const char *f) {
+  static const char *const kinds[] = {"bodies_", "contacts_", "joints_", NULL};
+  for (int k = 0; kinds[k]; k++) {
+    size_t n = strlen(kinds[k]);
+    if (strncmp(f, kinds[k], n)) continue;
+    const char *d = f + n;
+    size_t digits = strspn(d, "0123456789");
+    return digits >= 6 && !strcmp(d + digits, ".vtp");
+  }
+  return 0;
+}
+
+int tsr_vtk_make_piece_dir(const char *sub, char *err, int errlen) {
+  if (tsr_vtk_make_dir(sub, err, errlen)) return -1;
+  DIR *d = opendir(sub);
+  if (!d) {
+    snprintf(err, (size_t)errlen, "%s: cannot read directory: %s", sub, strerror(errno));
+    return -1;
+  }
+  size_t len = strlen(sub);
+  int rc = 0;
+  for (struct dirent *e; (e = readdir(d)) && !rc;) {
+    if (!is_piece(e->d_name)) continue;
+    size_t n = len + strlen(e->d_name) + 2;
+    char *path = malloc(n);
+    if (!path) {
+      snprintf(err, (size_t)errlen, "%s: out of memory", sub);
+      rc = -1;
+      break;
+    }
+    snprintf(path, n, "%s/%s", sub, e->d_name);
+    if (unlink(path) != 0 && errno != ENOENT) {
+      snprintf(err, (size_t)errlen, "%s: cannot remove an earlier export's piece: %s", path, strerror(errno));
+      rc = -1;
+    }
+    free(path);
+  }
+  closedir(d);
   return rc;
 }

@@ -92,7 +92,7 @@ TsrVtkWriter *tsr_vtk_writer_open(const char *dir, const TsrModel *m, char *err,
   int8_t *jt = malloc((size_t)J + 1);
   double *ja = malloc(((size_t)J + 1) * 3 * sizeof *ja), *jc = malloc(((size_t)J + 1) * 3 * sizeof *jc);
   int ok = sub && x0 && q0 && jb && jt && ja && jc;
-  if (ok && tsr_vtk_make_dir(sub, msg, sizeof msg)) {
+  if (ok && tsr_vtk_make_piece_dir(sub, msg, sizeof msg)) {
     if (err) snprintf(err, (size_t)errlen, "%s", msg);
     ok = -1;
   }

@@ -116,6 +116,18 @@ got = read_pvd(os.path.join(sel_out, name + ".pvd"))
 check(np.array_equal([t for t, _ in got], want), f"--every 2 --from 0.05 --to 0.155: {got} vs {want}")
 check(all(os.path.isfile(f) for _, f in got), "selected pieces exist")
 
+# Exported again into the same folder with fewer frames: the earlier
+# export's pieces the new .pvd does not name are gone, other files stay.
+note = os.path.join(sel_out, name, "notes.txt")
+with open(note, "w") as f:
+    f.write("mine")
+tessera("export-vtk", run, "-o", sel_out, "--every", "4", "--to", "0.155", "--quiet", check_rc=0)
+named = {os.path.basename(f) for series in ("", "_contacts", "_joints")
+         if os.path.exists(os.path.join(sel_out, name + series + ".pvd"))
+         for _, f in read_pvd(os.path.join(sel_out, name + series + ".pvd"))}
+left = {f for f in os.listdir(os.path.join(sel_out, name)) if f.endswith(".vtp")}
+check(left == named and os.path.exists(note), f"re-export: pieces {sorted(left - named)} not in the .pvd files")
+
 # --threads 0 is every core, as for run and compare (it was refused).
 p = tessera("export-vtk", run, "-o", os.path.join(tmp, "t0"), "--threads", "0")
 check(p.returncode == 0 and "threads)" in p.stdout, f"--threads 0: exit {p.returncode}, {p.stdout!r} {p.stderr!r}")
