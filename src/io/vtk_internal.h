@@ -82,7 +82,8 @@ int tsr_vtk_write_pvd(const char *path, const char *subdir, const char *kind, co
                       long n);
 void tsr_vtk_piece_name(char *out, size_t len, const char *dir, const char *subdir, const char *kind, long frame);
 
-// NAME: characters other than [A-Za-z0-9_.-] become '_'; "run" when empty.
+// NAME: characters other than [A-Za-z0-9_.-] become '_'; "run" when empty;
+// cut to 200 characters (the file names stay within NAME_MAX).
 void tsr_vtk_safe_name(const char *name, char *out, size_t len);
 // mkdir -p dir; fails (message in err) when dir or a parent is not a directory.
 int tsr_vtk_make_dir(const char *dir, char *err, int errlen);

@@ -609,8 +609,13 @@ int tsr_vtk_write_pvd(const char *path, const char *subdir, const char *kind, co
   return 0;
 }
 
+// A file name holds at most 255 bytes (NAME_MAX); NAME_contacts.pvd.tmp
+// adds 17 to NAME.
+#define SAFE_NAME_MAX 200
+
 void tsr_vtk_safe_name(const char *name, char *out, size_t len) {
   size_t k = 0;
+  if (len > SAFE_NAME_MAX + 1) len = SAFE_NAME_MAX + 1;
   for (const char *c = name ? name : ""; *c && k + 1 < len; c++) {
     int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
              *c == '-' || (*c == '.' && k > 0);
