@@ -311,18 +311,27 @@ int tsr_mlcp_holds_at_data(const TsrMlcp *p, const double *lambda, double tol, d
     s = fmax(s, t[i]);
   }
   // t_i = (|A| |lambda|)_i: the terms w_i is summed from, for its rounding.
-  for (int i = 0; i < m; i++) t[i] = 0.0;
-  for (int j = 0; j < m; j++) {
-    double l = fabs(lambda[j]);
-    if (!(l <= DBL_MAX)) return 0;  // an impulse of inf or NaN
-    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) t[p->Ai[q]] += fabs(p->Ax[q]) * l;
-  }
+  if (!(tsr_mlcp_abs_matvec(p, lambda, t) <= DBL_MAX)) return 0;  // an impulse of inf or NaN
   for (int i = 0; i < m; i++) {
     if (w[i] != w[i]) return 0;
     double r = tsr_mlcp_row_residual(lambda[i], w[i], p->lo[i], p->hi[i]);
     if (!(r <= tol * s + fmin(TSR_MLCP_ROUNDING * DBL_EPSILON * t[i], TSR_MLCP_ROUNDING_CAP * s))) return 0;
   }
   return 1;
+}
+
+double tsr_mlcp_abs_matvec(const TsrMlcp *p, const double *lambda, double *t) {
+  int m = p->m;
+  for (int i = 0; i < m; i++) t[i] = 0.0;
+  for (int j = 0; j < m; j++) {
+    double l = fabs(lambda[j]);
+    if (!(l <= DBL_MAX)) return INFINITY;
+    if (l == 0.0) continue;
+    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) t[p->Ai[q]] += fabs(p->Ax[q]) * l;
+  }
+  double mx = 0.0;
+  for (int i = 0; i < m; i++) mx = fmax(mx, t[i]);
+  return mx;
 }
 
 void tsr_mlcp_slack(const TsrMlcp *p, const double *lambda, double *w) {

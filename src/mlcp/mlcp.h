@@ -181,6 +181,10 @@ double tsr_mlcp_relative_residual(const TsrMlcp *p, const double *lambda, const 
 #define TSR_MLCP_ROUNDING_CAP 1e-3
 int tsr_mlcp_holds_at_data(const TsrMlcp *p, const double *lambda, double tol, double *w, double *t);
 
+// t = |A| |lambda| (t [m]); returns its largest entry, or INFINITY for an
+// infinite or NaN impulse.
+double tsr_mlcp_abs_matvec(const TsrMlcp *p, const double *lambda, double *t);
+
 // The same for lambda alone: w [m] receives A lambda + b first.
 double tsr_mlcp_relative_residual_of(const TsrMlcp *p, const double *lambda, double *w, double *sigma);
 
