@@ -312,15 +312,17 @@ static void speedup(double base, double ms, char *sp, size_t n) {
 static void print_runs(const char *model, int ns, const Row *rows) {
   double base = base_ms(ns, rows);
   printf("model %s, %ld steps, %d threads\n", model, rows[0].steps, omp_get_max_threads());
-  printf("%-13s %10s %10s %8s %7s %7s %11s %9s %11s %11s %5s %6s\n", "solver", "mean ms", "median ms", "speedup",
-         "avg k", "% kmax", "median err", "max rel", "max joint", "max pen", "N", "|Gam|");
+  printf("%-13s %10s %10s %8s %7s %7s %11s %9s %11s %11s %6s %8s\n", "solver", "mean ms", "median ms", "speedup",
+         "avg k", "% kmax", "median err", "max rel", "max joint", "max pen", "avg N", "avg|Gam|");
   for (int k = 0; k < ns; k++) {
     const Row *r = &rows[k];
     char sp[32];
     speedup(base, r->mean_ms, sp, sizeof sp);
-    printf("%-13s %10.3f %10.3f %8s %7.2f %7.1f %11.3e %9.1e %11.3e %11.3e %5d %6d%s\n", r->name, r->mean_ms,
-           r->median_ms, sp, r->mean_k, r->pct_kmax, r->median_err, r->max_rel, r->max_joint, r->max_pen, r->subsystems,
-           r->interface_rows, r->ok ? "" : "  (failed)");
+    // (the means over the steps, as --replay's table and the JSON give them;
+    // this printed the last step's, labelled as if they were the run's)
+    printf("%-13s %10.3f %10.3f %8s %7.2f %7.1f %11.3e %9.1e %11.3e %11.3e %6.1f %8.1f%s\n", r->name, r->mean_ms,
+           r->median_ms, sp, r->mean_k, r->pct_kmax, r->median_err, r->max_rel, r->max_joint, r->max_pen,
+           r->mean_subsystems, r->mean_interface_rows, r->ok ? "" : "  (failed)");
   }
   printf("(median err: Eq. 29, N s; max rel: the largest residual of a row over its own terms, any step)\n");
 }
@@ -437,6 +439,15 @@ int tsr_cmd_compare(int argc, char **argv) {
   // An unwritable --json path is bad input: said before the runs, exit 2
   // (it was found after them, as a failure).
   if (json) {
+    // --json naming the model itself replaced the model with the table.
+    struct stat sj, sm;
+    if (stat(json, &sj) == 0 && stat(o.model, &sm) == 0 && sj.st_dev == sm.st_dev && sj.st_ino == sm.st_ino) {
+      tsr_cli_error("--json: %s is the model file", json);
+      free(list);
+      tsr_run_options_free(&o);
+      free(args);
+      return 2;
+    }
     char *tmp;
     FILE *f = open_json_tmp(json, &tmp);
     if (f) fclose(f), remove(tmp);

@@ -460,7 +460,7 @@ static void repair_sizes(int n, int n_max, Work *w, TsrPartition *p) {
 static int partition_metis(const TsrModel *m, int n_max, Work *w, TsrPartition *p) {
   int n = m->n_bodies, nv = 0, *id = w->tmp;
   for (int k = 0; k < n; k++) id[k] = m->bodies[k].fixed ? -1 : nv++;
-  int nparts = nv ? (nv + n_max - 1) / n_max : 0;
+  int nparts = nv ? nv / n_max + (nv % n_max != 0) : 0;  // (nv + n_max - 1 overflowed for n_max near INT_MAX)
   int ne2 = 0;
   for (int k = 0; k < n; k++)
     if (id[k] >= 0) ne2 += w->xadj[k + 1] - w->xadj[k];

@@ -11,6 +11,7 @@ import errno
 import json
 import math
 import os
+import shutil
 import re
 import resource
 import signal
@@ -180,6 +181,13 @@ joints:
         rc, _, err = run("compare", pend, "--solvers", "pgs", "--steps", "100000", "--json=" + bad)
         check(rc == 2 and "not a file name" in err and time.monotonic() - t0 < 30,
               "compare --json=%r: exit 2 before the runs (%d: %s)" % (bad, rc, err.strip()[:100]))
+    own = os.path.join(tmp, "own.yaml")  # --json naming the model replaced the model with the table
+    shutil.copy(pend, own)
+    rc, _, err = run("compare", own, "--solvers", "pgs", "--steps", "2", "--json", own)
+    with open(own) as fh:
+        kept_model = fh.read() == open(pend).read()
+    check(rc == 2 and "is the model file" in err and kept_model, "compare --json MODEL: exit 2, model kept (%d: %s)"
+          % (rc, err.strip()[:100]))
     rc, out_v, err = run("--version=1")
     check(rc == 2 and "takes no value" in err, "tessera --version=1: exit 2, said (%d: %s)" % (rc, err.strip()[:100]))
 
