@@ -181,6 +181,18 @@ joints:
         rc, _, err = run("compare", pend, "--solvers", "pgs", "--steps", "100000", "--json=" + bad)
         check(rc == 2 and "not a file name" in err and time.monotonic() - t0 < 30,
               "compare --json=%r: exit 2 before the runs (%d: %s)" % (bad, rc, err.strip()[:100]))
+    # /stats/coupling_iterations is k of Algorithm 1, at most k_max, also on
+    # steps re-run on a merged partition (the re-run's k was added to it:
+    # 20% of steps "at k_max" where 3 of 60 had reached it).
+    kk = os.path.join(tmp, "kk.h5")
+    rc, _, err = run("run", os.path.join(EXAMPLES, "large_rock_pile.yaml"), "-o", kk, "--solver", "schur-bpp",
+                     "--partition", "mindp", "--max-bodies", "1", "--steps", "60", "--quiet",
+                     "--set", "settings.solver.max_coupling_iterations=5")
+    kmax_ok = False
+    if rc == 0:
+        with h5py.File(kk, "r") as f:
+            kmax_ok = int(f["/stats/coupling_iterations"][:].max()) <= int(f.attrs["max_coupling_iterations"]) == 5
+    check(kmax_ok, "coupling_iterations at most k_max with merged re-runs (%d: %s)" % (rc, err.strip()[:100]))
     own = os.path.join(tmp, "own.yaml")  # --json naming the model replaced the model with the table
     shutil.copy(pend, own)
     rc, _, err = run("compare", own, "--solvers", "pgs", "--steps", "2", "--json", own)
