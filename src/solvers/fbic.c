@@ -68,7 +68,7 @@ int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverPa
   stats->converged = 0;
   if (tsr_substructure_setup(p, part, params, ss)) return -1;
   int ng = ss->ng, N = ss->n_sub;
-  stats->subsystems = N;
+  stats->subsystems = tsr_substructure_count(p, part, N);
   stats->interface_rows = ng;
   tsr_substructure_start(p, params, lambda, index_set, ss);
   // A_Gamma and b_Gamma, fixed for the step.
@@ -131,7 +131,7 @@ int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverPa
   }
   tsr_substructure_gather(ss, lambda, index_set);
   ss->times.solves++;
-  stats->coupling_iterations = k;
+  stats->coupling_iterations = p->m ? k : 0;  // no rows: nothing was iterated
   stats->converged = converged;
   stats->iterations = pivots;
   stats->factorizations = factorizations;

@@ -323,6 +323,13 @@ static int sub_threads(const TsrSubstructure *ss) {
   return ss->threads < ss->n_sub ? ss->threads : (ss->n_sub > 0 ? ss->n_sub : 1);
 }
 
+int tsr_substructure_count(const TsrMlcp *p, const TsrPartition *part, int n_sub) {
+  // setup takes at least one subsystem (its arrays); a model where nothing
+  // moves has none, and /stats/subsystems said 1 beside /bodies/subsystem's
+  // -1 everywhere
+  return part && part->n_rows == p->m && part->n_subsystems == 0 ? 0 : n_sub;
+}
+
 int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params,
                            TsrSubstructure *ss) {
   int m = p->m;
@@ -1023,7 +1030,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
   stats->converged = 0;
   if (tsr_substructure_setup(p, part, params, ss)) return -1;
   int m = p->m, ng = ss->ng, N = ss->n_sub;
-  stats->subsystems = N;
+  stats->subsystems = tsr_substructure_count(p, part, N);
   stats->interface_rows = ng;
   double amax = 0.0;
   for (int q = 0; q < (m ? p->Ap[m] : 0); q++) amax = tsr_maxd(amax, fabs(p->Ax[q]));
@@ -1218,7 +1225,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     ss->times.subsystems += tsr_substructure_now() - te;
   }
   ss->times.solves++;
-  stats->coupling_iterations = k;
+  stats->coupling_iterations = m ? k : 0;  // no rows: nothing was iterated
   stats->converged = converged;
   stats->iterations = pivots;
   stats->factorizations = factorizations;

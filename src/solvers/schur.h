@@ -124,6 +124,10 @@ const TsrSchurTimes *tsr_schur_times(const TsrSchur *s);
 // iteration (dense eigenvalues, O(|Gamma|^3): for benchmarks, not for runs).
 void tsr_schur_measure_cond(TsrSchur *s, int on);
 
+// The subsystems a step reports (/stats/subsystems): n_sub, or 0 when the
+// partition has none (nothing moves).
+int tsr_substructure_count(const TsrMlcp *p, const TsrPartition *part, int n_sub);
+
 // Shared with fbic.c. Extracts the subsystems, G_i, Gamma from p (parallel
 // over subsystems); resets every factorisation. 0 or < 0.
 int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params,

@@ -193,6 +193,19 @@ joints:
         with h5py.File(kk, "r") as f:
             kmax_ok = int(f["/stats/coupling_iterations"][:].max()) <= int(f.attrs["max_coupling_iterations"]) == 5
     check(kmax_ok, "coupling_iterations at most k_max with merged re-runs (%d: %s)" % (rc, err.strip()[:100]))
+    # Nothing moves: no subsystem and nothing iterated (schur said N 1, k 1).
+    still = os.path.join(tmp, "still.yaml")
+    with open(still, "w") as fh:
+        fh.write("format: tessera-model/1\nname: still\nsettings: {steps: 3}\nbodies:\n"
+                 "  - {name: a, fixed: true, shape: {type: sphere, radius: 0.1}}\n")
+    for solver in ("schur-bpp", "fbic"):
+        rc, _, err = run("run", still, "-o", kk, "--overwrite", "--quiet", "--solver", solver)
+        none = False
+        if rc == 0:
+            with h5py.File(kk, "r") as f:
+                none = not f["/stats/subsystems"][:].any() and not f["/stats/coupling_iterations"][:].any()
+        check(none, "%s, nothing moves: /stats/subsystems and coupling_iterations 0 (%d: %s)"
+              % (solver, rc, err.strip()[:100]))
     own = os.path.join(tmp, "own.yaml")  # --json naming the model replaced the model with the table
     shutil.copy(pend, own)
     rc, _, err = run("compare", own, "--solvers", "pgs", "--steps", "2", "--json", own)
