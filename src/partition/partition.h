@@ -70,6 +70,10 @@ int tsr_partition_build_opts(const TsrModel *m, const TsrRowSet *rows, const Tsr
 int tsr_partition_build(const TsrModel *m, const TsrRowSet *rows, TsrPartitionMethod method, int max_bodies,
                         TsrPartition *p);
 
+// Fiduccia-Mattheyses moves a body only into a subsystem of fewer than
+// this many bodies (max_bodies and a quarter; partition.c refine_pass).
+#define TSR_FM_CAP(max_bodies) ((max_bodies) + (max_bodies) / 4)
+
 // Refines an existing partition of m's bodies (p->body_subsystem) in place
 // with `how` (whatever method made it), then assigns the rows.
 int tsr_partition_refine(const TsrModel *m, const TsrRowSet *rows, TsrPartitionRefine how, int max_bodies,

@@ -79,9 +79,11 @@ static void test_invariants(void) {
           snprintf(what, sizeof what, "%s %d: %s+%s max %d", KIND_NAMES[kind], t, tsr_partition_method_name(o.method),
                    tsr_partition_refine_name(o.refine), mb);
           ENSURE_MSG(partition_violations(&m, &rows, &p, mb, 0, what) == 0, "%s", what);
-          // A refinement never makes a subsystem larger than max_bodies or
-          // than the largest one before, and never adds interface rows.
-          int cap = max_size(&m, &base) > mb ? max_size(&m, &base) : mb;
+          // A refinement never makes a subsystem larger than the largest one
+          // before or than max_bodies (FM: TSR_FM_CAP(max_bodies)), and never
+          // adds interface rows.
+          int lim = rf == TSR_REFINE_FM ? TSR_FM_CAP(mb) : mb;
+          int cap = max_size(&m, &base) > lim ? max_size(&m, &base) : lim;
           ENSURE_MSG(max_size(&m, &p) <= cap, "%s", what);
           ENSURE_MSG(p.n_interface_rows <= base.n_interface_rows, "%s: %d > %d", what, p.n_interface_rows,
                      base.n_interface_rows);

@@ -2,7 +2,8 @@
 // Kernighan-Lin and Fiduccia-Mattheyses refinement (seed 003 §2.2): never
 // more interface rows than before, on many random graphs, from every
 // automatic method and from random partitions; KL keeps every subsystem's
-// size, FM fills no subsystem beyond max_bodies; when they stop, no swap
+// size, FM fills no subsystem beyond TSR_FM_CAP(max_bodies) (nor empties
+// one); when they stop, no swap
 // (KL) or move (FM) of positive gain is left at the interface; and on two
 // cliques joined by one row, shuffled and split badly, both find the minimum
 // cut, the single row between the cliques.
@@ -48,7 +49,8 @@ static int rows_uv(const TsrRowSet *rows, int u, int v) {
 }
 
 // FM's stopping rule, by brute force: no body at the interface has a move
-// of positive gain into an adjacent subsystem holding fewer than max_bodies.
+// of positive gain into an adjacent subsystem holding fewer than
+// TSR_FM_CAP(max_bodies), its own keeping a body.
 static int fm_gain_left(const TsrModel *m, const TsrRowSet *rows, const TsrPartition *p, int mb) {
   int n = m->n_bodies, *size = calloc((size_t)p->n_subsystems + 1, sizeof *size), left = 0;
   for (int k = 0; k < n; k++)
@@ -58,7 +60,7 @@ static int fm_gain_left(const TsrModel *m, const TsrRowSet *rows, const TsrParti
     if (own < 0) continue;
     int I = rows_between(m, rows, p->body_subsystem, u, own);
     for (int t = 0; t < p->n_subsystems; t++)
-      if (t != own && size[t] < mb) {
+      if (t != own && size[t] < TSR_FM_CAP(mb) && size[own] > 1) {
         int E = rows_between(m, rows, p->body_subsystem, u, t);
         if (E > 0 && E - I > 0) left++;
       }
@@ -136,7 +138,7 @@ static void check_refined(const TsrModel *m, const TsrRowSet *rows, const TsrPar
     ENSURE_MSG(kl_gain_left(m, rows, &p) == 0, "%s: a positive swap is left", w);
   } else {
     int cap = before->n_subsystems ? s0[before->n_subsystems - 1] : 0;
-    if (cap < mb) cap = mb;
+    if (cap < TSR_FM_CAP(mb)) cap = TSR_FM_CAP(mb);
     ENSURE_MSG(max_size(m, &p) <= cap, "%s: %d > %d", w, max_size(m, &p), cap);
     ENSURE_MSG(fm_gain_left(m, rows, &p, mb) == 0, "%s: a positive move is left", w);
   }
