@@ -308,7 +308,11 @@ static int partition_grow(const TsrModel *m, TsrPartitionMethod method, int n_ma
     left--;                                                                 \
     for (int q_ = w->xadj[b]; q_ < w->xadj[b + 1]; q_++) deg[w->adj[q_]]--; \
   } while (0)
-  while (left > n_max) {
+  // Algorithm 2 leaves the last n_max bodies or fewer as one subsystem;
+  // mass-ratio groups them too, by Eq. 1 (as one leftover group, 1e-3 kg
+  // and 1e6 kg jointed together shared a subsystem at any max_bodies above 1).
+  const int last = method == TSR_PARTITION_MASS_RATIO ? 0 : n_max;
+  while (left > last) {
     int size = 0, nc = 0;
     double m_min = 0;  // least mass in the group (mass-ratio)
     while (size < n_max) {

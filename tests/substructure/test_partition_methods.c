@@ -180,9 +180,10 @@ static void test_cliques_kept(void) {
 }
 
 // Eq. 1: with two mass classes 1 kg and 1000 kg and tau_MR = 10, no body of
-// one class may join a subsystem holding the other, so every subsystem but
-// the last (the bodies left in G0, taken as they are) holds one class. With
-// tau_MR so large that Eq. 1 always holds, mass-ratio is bfs.
+// one class may join a subsystem holding the other, so every subsystem holds
+// one class, the last too (the bodies Algorithm 2 leaves in G0 are grouped
+// by Eq. 1 as well: as one group they mixed the classes). With tau_MR so
+// large that Eq. 1 always holds, mass-ratio is bfs.
 static void test_mass_ratio(void) {
   Rng r = {31337};
   TsrRowSet rows = {0};
@@ -197,7 +198,7 @@ static void test_mass_ratio(void) {
     tsr_partition_init(&p), tsr_partition_init(&q);
     ENSURE(tsr_partition_build_opts(&m, &rows, &o, &p) == 0);
     ENSURE(partition_violations(&m, &rows, &p, mb, 1, "mass-ratio classes") == 0);
-    for (int s = 0; s + 1 < p.n_subsystems; s++) {
+    for (int s = 0; s < p.n_subsystems; s++) {
       int light = 0, heavy = 0;
       for (int k = 0; k < m.n_bodies; k++)
         if (p.body_subsystem[k] == s) light += m.bodies[k].mass == 1.0, heavy += m.bodies[k].mass == 1000.0;
