@@ -185,8 +185,14 @@ def at_once(tessera, model, solver, steps, threads, copies, env):
             copies, os.path.relpath(tessera, ROOT), os.path.relpath(model, ROOT), solver, steps, threads,
             " ".join("%s=%s" % kv for kv in env.items())))
         ms = []
-        for p, out in zip(procs, outs):
-            _, err = p.communicate()
+        try:
+            results = [p.communicate()[1] for p in procs]
+        finally:  # interrupted: the runs would go on writing into a folder about to go
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+        for p, out, err in zip(procs, outs, results):
             if not os.path.exists(out):
                 log("    failed (%d): %s" % (p.returncode, err.strip()[-400:]))
                 continue
@@ -280,8 +286,8 @@ def scaling_plot(scal, path):
         return "plot skipped (%s)" % e
     fig, ax = plt.subplots(figsize=(6, 4))
     for scene, pts in scal.items():
-        t = sorted(pts)
-        if not t or pts[t[0]].get("schur-bpp") is None:
+        t = sorted(k for k in pts if pts[k].get("schur-bpp"))  # the runs that gave a time
+        if not t:
             continue
         base = pts[t[0]]["schur-bpp"]
         ax.plot(t, [base / pts[k]["schur-bpp"] for k in t], "o-", label="%s schur-bpp" % scene)
@@ -365,6 +371,7 @@ def main(argv=None):
             rows += compare(a.tessera, model, [s for s in SOLVERS if s in SLOW], a.slow_steps, a.threads)
             order = {s: i for i, s in enumerate(SOLVERS)}
             results[scene] = sorted(rows, key=lambda r: order.get(r["solver"], 99))
+            stage = "table 2, %s" % scene
             log("table 2: %s" % scene)
             c = compare(a.tessera, model, ["schur-bpp"], min(a.steps, 30), a.threads, cond=True)
             if c:
@@ -383,12 +390,11 @@ def main(argv=None):
             for scene in [s for s in a.scaling_scenes.split(",") if s]:
                 if scene not in models:
                     continue
-                scal[scene] = {}
                 for t in scaling_threads:
                     stage = "strong scaling, %s" % scene
                     log("scaling: %s, %d threads" % (scene, t))
                     rows = compare(a.tessera, models[scene], ["direct-bpp", "schur-bpp"], a.steps, t)
-                    scal[scene][t] = {r["solver"]: r["mean_ms"] for r in rows}
+                    scal.setdefault(scene, {})[t] = {r["solver"]: r["mean_ms"] for r in rows}  # (once measured)
 
         if not a.no_whole:
             for scene in WHOLE:
@@ -457,6 +463,8 @@ def main(argv=None):
     except KeyboardInterrupt:
         interrupted = stage
         log("interrupted during %s: writing what finished" % stage)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one would lose what finished
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     commit = a.source_commit or subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                                                capture_output=True, text=True).stdout.strip() or "?"

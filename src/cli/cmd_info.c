@@ -88,7 +88,7 @@ static void print_text(const char *path, const TsrRunSummary *s) {
   printf("complete: %s\n", s->complete ? "yes" : "no");
   printf("created: %s\n", s->created_utc);
   printf("tessera: %s\n", s->tessera_version);
-  if (s->n_overrides > 0) {
+  if (s->n_overrides > 0 || s->overrides_cut) {
     printf("overrides:");
     for (int k = 0; k < s->n_overrides; k++) printf(" %s", tsr_run_summary_override(s, k));
     printf("%s\n", s->overrides_cut ? " ..." : "");

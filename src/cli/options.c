@@ -88,8 +88,8 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
     } else if (!strcmp(a, "--max-bodies")) {
       NEED_VALUE();
       if (parse_long(cmd, a, val, 1, &o->max_bodies)) goto usage_error;
-      if (o->max_bodies > 1000000000L) {  // as the model's max_bodies (an int: 4294967297 read as 1)
-        tsr_cli_error("%s: --max-bodies: at most 1000000000, got %s", cmd, val);
+      if (o->max_bodies > TSR_MAX_INT) {  // as the model's max_bodies (an int: 4294967297 read as 1)
+        tsr_cli_error("%s: --max-bodies: at most %ld, got %s", cmd, TSR_MAX_INT, val);
         goto usage_error;
       }
     } else if (!strcmp(a, "--threads")) {

@@ -145,6 +145,9 @@ int tsr_model_steps_for(double duration, double step, double *steps, char *why, 
 // crashed inside GOMP_parallel. More threads than cores is allowed (and
 // gives the same results), far more is a typo.
 #define TSR_MAX_THREADS 1024
+// The largest integer a model key (or the option that sets it) takes:
+// counts beyond a billion are typos, and the bound keeps int arithmetic safe.
+#define TSR_MAX_INT 1000000000L
 
 // settings.contact.friction_refresh: its default, and the most re-solves a
 // step may make (each is a whole MLCP solve; the bounds need not settle).

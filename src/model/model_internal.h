@@ -111,10 +111,8 @@ extern const char *const tsr_refine_names[TSR_REFINE_COUNT];
 // Value readers: `n` is the value node. They return 1 and set *out when the
 // value is valid, 0 after reporting the problem (leaving *out unchanged).
 int tsr_model_number(TsrLoadCtx *c, const TsrYNode *n, const char *key, TsrNumRange range, double *out);
-// An integer in min..max; max at most TSR_MAX_INT (say so for no bound of
-// the key's own: counts beyond a billion are typos, and the bound keeps int
-// arithmetic safe).
-#define TSR_MAX_INT 1000000000L
+// An integer in min..max; max at most TSR_MAX_INT (model.h: say so for no
+// bound of the key's own).
 int tsr_model_int(TsrLoadCtx *c, const TsrYNode *n, const char *key, long min, long max, long *out);
 int tsr_model_bool(TsrLoadCtx *c, const TsrYNode *n, const char *key, int *out);
 int tsr_model_string(TsrLoadCtx *c, const TsrYNode *n, const char *key, const char **out);

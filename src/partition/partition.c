@@ -22,7 +22,8 @@
 // G0, a new group G_i starts from a seed body and grows one body at a time,
 // taken from its adjacent bodies A_i ∩ G0, until it holds n_max bodies; then
 // its orphans (adjacent bodies left with no neighbour in G0, seed 000 §6.2)
-// join it; the bodies left at the end form the last group. They differ in the
+// join it; the bodies left at the end form the last group (mass-ratio: more
+// groups, by Eq. 1, until none is left). They differ in the
 // seed and in which adjacent body comes next:
 //
 //  mindp       min-degree seed in G0, min-degree next (seed 000 Algorithm 2).
@@ -60,7 +61,8 @@
 //      repeated over all pairs until no pair has a positive swap. Sizes stay.
 //  fm  Fiduccia-Mattheyses: for each pair (a, b), the single move of a body
 //      between them of largest alpha_FM = E_i - I_i (Eq. 2) is made if
-//      positive and the target keeps at most n_max bodies; repeated likewise.
+//      positive, the target keeps fewer than TSR_FM_CAP(n_max) bodies before
+//      it and the source keeps one; repeated likewise.
 // Both consider only bodies at the interface of the pair (the paper's
 // "peripheral bodies"), which is where any positive gain lies.
 //

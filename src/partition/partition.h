@@ -54,14 +54,15 @@ typedef struct {
 //    is full (or, for mass-ratio, no adjacent body satisfies Eq. 1), its
 //    neighbours of degree zero in G0 (orphans) join it, so a group may exceed
 //    max_bodies by its orphans only. The bodies left when |G0| <= max_bodies
-//    form the last group.
+//    form the last group; mass-ratio groups those by Eq. 1 too.
 //  * metis: METIS (recursive bisection) on the constraint graph weighted by rows, with
 //    ceil(moving bodies / max_bodies) parts; parts larger than max_bodies are
 //    evened out afterwards, so every subsystem holds at most max_bodies.
 //  * none: one subsystem with every moving body (0 subsystems when none move).
 //  * refine kl / fm (seed 003 §2.2): only changes of positive gain at the
 //    interface, so n_interface_rows never grows; kl keeps every size, fm
-//    moves a body only into a subsystem holding fewer than max_bodies.
+//    moves a body only into a subsystem holding fewer than
+//    TSR_FM_CAP(max_bodies), never emptying one.
 //    Subsystems left empty are dropped (numbers stay in order).
 int tsr_partition_build_opts(const TsrModel *m, const TsrRowSet *rows, const TsrPartitionOptions *o, TsrPartition *p);
 

@@ -117,6 +117,31 @@ static int direct_fallback(TsrSolver *s, const TsrMlcp *p, double *lambda, int8_
   return drc;
 }
 
+// Impulses that ran off along a null space: a singular interface (rigid
+// joints doubled across two subsystems, without compliance: a fixed joint
+// and a ball joint between the same two bodies, 9 interface rows of rank 6)
+// is factorised with a shift, and S_Gamma's null space, perturbed by the
+// rounding of Eq. 24, lets the interface impulses drift along it. Their
+// terms then cancel in A lambda, which still looks solved (residual 9e-11,
+// index sets repeated), but the velocities M^-1 J^T lambda lose every digit:
+// |A||lambda| went from 40 |b|_inf to 4e10 on one step and 3e28 on the next,
+// and the two bodies ended 496 m apart, every step "converged". A step is
+// solved again by the direct solver, from the caller's warm start as after
+// a breakdown, when |A||lambda| is above SCHUR_CANCEL_MAX |b|_inf and above
+// SCHUR_CANCEL_JUMP times the warm start's: large alone is no sign (a 1e-4 kg
+// body jointed to a 1e7 kg one keeps 8e10 |b|_inf step after step, solved
+// well), a jump to it is. The examples, whole runs included, stay below 9e4.
+#define SCHUR_CANCEL_MAX 1e10
+#define SCHUR_CANCEL_JUMP 1e3
+
+static int ran_off_null_space(TsrSolver *s, const TsrMlcp *p, const double *lambda, double bmax) {
+  if (tsr_grow((void **)&s->check_t, &s->cap_check_t, p->m, sizeof *s->check_t)) return 0;
+  double c = tsr_mlcp_abs_matvec(p, lambda, s->check_t);
+  if (c <= SCHUR_CANCEL_MAX * bmax) return 0;                      // (NaN and inf go on)
+  double c0 = tsr_mlcp_abs_matvec(p, s->keep_lambda, s->check_t);  // the warm start's
+  return !(c <= SCHUR_CANCEL_JUMP * c0);
+}
+
 // Algorithm 1 does not always converge (seed 000 §8.2): the index sets can
 // cycle, or k_max can be reached, and its best iterate may then be far from
 // the solution (chain_drop, a 250-link chain piling up on the ground:
@@ -135,26 +160,6 @@ static int direct_fallback(TsrSolver *s, const TsrMlcp *p, double *lambda, int8_
 // from the caller's warm start (kept before the attempt: a failed attempt
 // leaves lambda and the sets half written), instead of the run ending. Out
 // of memory, it fails as well, and the step fails as before.
-// Impulses that ran off along a null space: a singular interface (rigid
-// joints doubled across two subsystems, without compliance: a fixed joint
-// and a ball joint between the same two bodies, 9 interface rows of rank 6)
-// is factorised with a shift, and S_Gamma's null space, perturbed by the
-// rounding of Eq. 24, lets the interface impulses drift along it. Their
-// terms then cancel in A lambda, which still looks solved (residual 9e-11,
-// index sets repeated), but the velocities M^-1 J^T lambda lose every digit:
-// |A||lambda| reached 4e10 |b|_inf on one step, 3e28 on the next, and the
-// two bodies ended 496 m apart, every step "converged". The examples, whole
-// runs included, stay below 9e4 (bridge). Above SCHUR_CANCEL_MAX the step is
-// solved by the direct solver from the caller's warm start, as after a
-// breakdown.
-#define SCHUR_CANCEL_MAX 1e10
-
-static int ran_off_null_space(TsrSolver *s, const TsrMlcp *p, const double *lambda, double bmax) {
-  if (tsr_grow((void **)&s->check_t, &s->cap_check_t, p->m, sizeof *s->check_t)) return 0;
-  double c = tsr_mlcp_abs_matvec(p, lambda, s->check_t);
-  return !(c <= SCHUR_CANCEL_MAX * bmax);
-}
-
 static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, double *lambda,
                                int8_t *index_set, TsrSolveStats *stats, double bmax) {
   int m = p->m, kept = m > 0 && !s->no_fallback && !keep_room(s, m);
@@ -162,14 +167,14 @@ static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartitio
   int rc = tsr_schur_solve(p, part, &s->params, lambda, index_set, stats, s->schur);
   int ran_off = rc >= 0 && kept && ran_off_null_space(s, p, lambda, bmax);
   if (ran_off && s->trace)
-    fprintf(stderr, "fallback: schur impulses ran off (|A||lambda| / |b| above %.0e)\n", SCHUR_CANCEL_MAX);
+    fprintf(stderr, "fallback: schur impulses ran off (|A||lambda| jumped above %.0e |b|)\n", SCHUR_CANCEL_MAX);
   if ((rc < 0 || ran_off) && kept) {
     restore(s, m, lambda, index_set);
     TsrSolveStats sub = *stats, st = {0};
     int drc = direct_fallback(s, p, lambda, index_set, &st);
     if (s->trace)
-      fprintf(stderr, "fallback: schur failed (%d, k %d) -> direct rc %d residual %.3e, %d pivots\n", rc,
-              sub.coupling_iterations, drc, st.residual, st.iterations);
+      fprintf(stderr, "fallback: schur %s (%d, k %d) -> direct rc %d residual %.3e, %d pivots\n",
+              rc < 0 ? "failed" : "ran off", rc, sub.coupling_iterations, drc, st.residual, st.iterations);
     *stats = st;  // the direct solve's, with the attempt's partition and work
     stats->subsystems = sub.subsystems, stats->interface_rows = sub.interface_rows;
     stats->coupling_iterations = sub.coupling_iterations;
