@@ -206,6 +206,23 @@ joints:
                 none = not f["/stats/subsystems"][:].any() and not f["/stats/coupling_iterations"][:].any()
         check(none, "%s, nothing moves: /stats/subsystems and coupling_iterations 0 (%d: %s)"
               % (solver, rc, err.strip()[:100]))
+    # A well-posed model of mass ratio 1e11 keeps |A||lambda| near 1e11 |b|
+    # every step: the null-space guard (solver.c, SCHUR_CANCEL_JUMP) sends at
+    # most its first step to direct-bpp (it sent all of them).
+    mr = os.path.join(tmp, "mr11.yaml")
+    with open(mr, "w") as fh:
+        fh.write("format: tessera-model/1\nname: mr11\nsettings: {steps: 20}\nbodies:\n"
+                 "  - {name: light, mass: 1.0e-4, shape: {type: sphere, radius: 0.05}, position: [0, 0, -0.5], "
+                 "group: A}\n"
+                 "  - {name: heavy, mass: 1.0e7, shape: {type: sphere, radius: 0.5}, position: [0, 0, -1.5], "
+                 "group: B}\njoints:\n"
+                 "  - {name: top, type: ball, bodies: [world, light], anchor: [0, 0, 0]}\n"
+                 "  - {name: j, type: ball, bodies: [light, heavy], anchor: [0, 0, -1.0]}\n")
+    mj = os.path.join(tmp, "mr11.json")
+    rc, _, err = run("compare", mr, "--solvers", "schur-bpp", "--json", mj, "--quiet")
+    fb = json.load(open(mj))["rows"][0]["fallbacks"] if rc == 0 else None
+    check(fb is not None and fb <= 1, "mass ratio 1e11: at most 1 of 20 steps to direct-bpp (%s, %d: %s)"
+          % (fb, rc, err.strip()[:100]))
     own = os.path.join(tmp, "own.yaml")  # --json naming the model replaced the model with the table
     shutil.copy(pend, own)
     rc, _, err = run("compare", own, "--solvers", "pgs", "--steps", "2", "--json", own)
