@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -92,6 +93,69 @@ void tsr_cli_warn_centroids(const TsrModel *m) {
               "them around the origin\n",
               m->path, bd->mark.line, bd->mark.col, bd->name, off);
   }
+}
+
+// Equality rows of a joint (limits and motors aside), when none of them has
+// compliance; 0 otherwise (a rope can go slack: never an equality).
+static int rigid_rows(const TsrJointDef *d) {
+  static const int rows[] = {
+      [TSR_JOINT_BALL] = 3,  [TSR_JOINT_HINGE] = 5, [TSR_JOINT_UNIVERSAL] = 4, [TSR_JOINT_PRISMATIC] = 5,
+      [TSR_JOINT_FIXED] = 6, [TSR_JOINT_CABLE] = 6, [TSR_JOINT_DISTANCE] = 1};
+  if (d->type == TSR_JOINT_DISTANCE && d->unilateral) return 0;
+  if (d->type == TSR_JOINT_CABLE)
+    return d->cable_compliance[0] == 0.0 && d->cable_compliance[1] == 0.0 && d->cable_compliance[2] == 0.0 ? 6 : 0;
+  return d->compliance == 0.0 ? rows[d->type] : 0;
+}
+
+// Joints in order of their body pair, then of index (sorted: the pairs of a
+// model of a million joints, not their square).
+static void pair_of(const TsrJointDef *d, int *lo, int *hi) {
+  *lo = d->body[0] < d->body[1] ? d->body[0] : d->body[1];
+  *hi = d->body[0] < d->body[1] ? d->body[1] : d->body[0];
+}
+static int by_pair(const void *a, const void *b, void *joints) {
+  const TsrJointDef *js = joints;
+  int i = *(const int *)a, j = *(const int *)b, li, hi, lj, hj;
+  pair_of(&js[i], &li, &hi), pair_of(&js[j], &lj, &hj);
+  if (li != lj) return li < lj ? -1 : 1;
+  if (hi != hj) return hi < hj ? -1 : 1;
+  return (i > j) - (i < j);
+}
+
+int tsr_cli_warn_redundant(const TsrModel *m) {
+  int n = m->n_joints, found = 0;
+  int *order = n > 0 ? malloc((size_t)n * sizeof *order) : NULL;
+  if (!order) return 0;  // (no joints, or no memory for a warning)
+  for (int j = 0; j < n; j++) order[j] = j;
+  qsort_r(order, (size_t)n, sizeof *order, by_pair, m->joints);
+  for (int a = 0; a < n;) {
+    int b = a, lo, hi, sum = 0, first = -1;
+    pair_of(&m->joints[order[a]], &lo, &hi);
+    for (; b < n; b++) {
+      int l2, h2;
+      pair_of(&m->joints[order[b]], &l2, &h2);
+      if (l2 != lo || h2 != hi) break;
+      const TsrJointDef *d = &m->joints[order[b]];
+      int r = rigid_rows(d);
+      if (!r) continue;
+      sum += r;
+      if (first < 0) {
+        first = order[b];
+      } else if (sum > 6) {  // this joint takes the rigid rows past 6
+        found++;
+        fprintf(stderr,
+                "%s:%d:%d: warning: joint '%s': with '%s', more than the 6 relative motions of its two bodies are "
+                "held without compliance: the constraint rows are redundant and the MLCP singular, which long runs "
+                "do not survive (impulses drift along its null space); give one of them a compliance (the default "
+                "is 1e-10)\n",
+                m->path, d->mark.line, d->mark.col, d->name, m->joints[first].name);
+        sum = -1000000;  // once per pair
+      }
+    }
+    a = b;
+  }
+  free(order);
+  return found;
 }
 
 void tsr_cli_warn_output(const TsrModel *m) {

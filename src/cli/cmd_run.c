@@ -105,6 +105,7 @@ int tsr_cmd_run(int argc, char **argv) {
   tsr_cli_apply_threads(model.settings.solver.threads);
   tsr_cli_warn_overlaps(&model);
   tsr_cli_warn_output(&model);
+  tsr_cli_warn_redundant(&model);
 
   TsrWorld world;
   char err[512] = "";

@@ -52,6 +52,12 @@ int tsr_cli_warn_overlaps(const TsrModel *m);
 // last steps would be simulated and never written.
 void tsr_cli_warn_output(const TsrModel *m);
 
+// Warns on stderr (FILE:LINE:COL: warning: ..., at the later joint) about
+// joints between the same two bodies whose rows without compliance add up
+// to more than 6: rows that are certainly redundant (a fixed joint and a
+// ball joint, both with compliance 0). Returns how many joints it named.
+int tsr_cli_warn_redundant(const TsrModel *m);
+
 // A note on stderr (tessera check), per moving body, when its shapes'
 // volume centroid is off the body origin (the centre of mass the dynamics
 // use) by more than 1% of its size.
