@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "contact/contact.h"
+#include "joints/joints.h"
 #include "sim/world.h"
 #include "util/clock.h"
 
@@ -95,16 +96,14 @@ void tsr_cli_warn_centroids(const TsrModel *m) {
   }
 }
 
-// Equality rows of a joint (limits and motors aside), when none of them has
-// compliance; 0 otherwise (a rope can go slack: never an equality).
+// The joint's own rows when none of them has compliance; 0 otherwise (a
+// rope can go slack: never an equality).
 static int rigid_rows(const TsrJointDef *d) {
-  static const int rows[] = {
-      [TSR_JOINT_BALL] = 3,  [TSR_JOINT_HINGE] = 5, [TSR_JOINT_UNIVERSAL] = 4, [TSR_JOINT_PRISMATIC] = 5,
-      [TSR_JOINT_FIXED] = 6, [TSR_JOINT_CABLE] = 6, [TSR_JOINT_DISTANCE] = 1};
   if (d->type == TSR_JOINT_DISTANCE && d->unilateral) return 0;
-  if (d->type == TSR_JOINT_CABLE)
-    return d->cable_compliance[0] == 0.0 && d->cable_compliance[1] == 0.0 && d->cable_compliance[2] == 0.0 ? 6 : 0;
-  return d->compliance == 0.0 ? rows[d->type] : 0;
+  int rigid = d->type == TSR_JOINT_CABLE
+                  ? d->cable_compliance[0] == 0.0 && d->cable_compliance[1] == 0.0 && d->cable_compliance[2] == 0.0
+                  : d->compliance == 0.0;
+  return rigid ? tsr_joint_equality_rows(d) : 0;
 }
 
 // Joints in order of their body pair, then of index (sorted: the pairs of a
@@ -128,31 +127,27 @@ int tsr_cli_warn_redundant(const TsrModel *m) {
   if (!order) return 0;  // (no joints, or no memory for a warning)
   for (int j = 0; j < n; j++) order[j] = j;
   qsort_r(order, (size_t)n, sizeof *order, by_pair, m->joints);
-  for (int a = 0; a < n;) {
-    int b = a, lo, hi, sum = 0, first = -1;
-    pair_of(&m->joints[order[a]], &lo, &hi);
-    for (; b < n; b++) {
-      int l2, h2;
-      pair_of(&m->joints[order[b]], &l2, &h2);
-      if (l2 != lo || h2 != hi) break;
-      const TsrJointDef *d = &m->joints[order[b]];
-      int r = rigid_rows(d);
-      if (!r) continue;
-      sum += r;
-      if (first < 0) {
-        first = order[b];
-      } else if (sum > 6) {  // this joint takes the rigid rows past 6
-        found++;
-        fprintf(stderr,
-                "%s:%d:%d: warning: joint '%s': with '%s', more than the 6 relative motions of its two bodies are "
-                "held without compliance: the constraint rows are redundant and the MLCP singular, which long runs "
-                "do not survive (impulses drift along its null space); give one of them a compliance (the default "
-                "is 1e-10)\n",
-                m->path, d->mark.line, d->mark.col, d->name, m->joints[first].name);
-        sum = -1000000;  // once per pair
-      }
+  // One pass over the sorted joints; sum and first restart with each pair.
+  int sum = 0, first = -1, said = 0, lo = 0, hi = 0;
+  for (int k = 0; k < n; k++) {
+    const TsrJointDef *d = &m->joints[order[k]];
+    int l2, h2;
+    pair_of(d, &l2, &h2);
+    if (k == 0 || l2 != lo || h2 != hi) lo = l2, hi = h2, sum = 0, first = -1, said = 0;
+    int r = rigid_rows(d);
+    if (!r) continue;
+    sum += r;
+    if (first < 0) {
+      first = order[k];
+    } else if (sum > 6 && !said) {  // this joint takes the rigid rows past 6
+      found++, said = 1;
+      fprintf(stderr,
+              "%s:%d:%d: warning: joint '%s': with '%s', more than the 6 relative motions of its two bodies are "
+              "held without compliance: the constraint rows are redundant and the MLCP singular, which long runs "
+              "do not survive (impulses drift along its null space); give one of them a compliance (the default "
+              "is 1e-10)\n",
+              m->path, d->mark.line, d->mark.col, d->name, m->joints[first].name);
     }
-    a = b;
   }
   free(order);
   return found;
@@ -187,12 +182,15 @@ void tsr_cli_progress_start(TsrCliProgress *p, int quiet, double log_every) {
   p->t_last = p->tty ? 0.0 : p->t_start;  // a terminal shows the first step at once
 }
 
-void tsr_cli_progress(TsrCliProgress *p, const char *what, long step, long steps, double t, const char *detail) {
-  if (p->quiet) return;
-  double now = tsr_now_seconds();
+int tsr_cli_progress_due(const TsrCliProgress *p, long step, long steps) {
   // (a terminal's line also shows the last step, a log's does not: the
   // summary line says it)
-  if (now - p->t_last < (p->tty ? 0.25 : p->log_every) && !(p->tty && step == steps)) return;
+  return !p->quiet && (tsr_now_seconds() - p->t_last >= (p->tty ? 0.25 : p->log_every) || (p->tty && step == steps));
+}
+
+void tsr_cli_progress(TsrCliProgress *p, const char *what, long step, long steps, double t, const char *detail) {
+  if (!tsr_cli_progress_due(p, step, steps)) return;
+  double now = tsr_now_seconds();
   p->t_last = now;
   double frac = steps > 0 ? (double)step / (double)steps : 0.0, spent = now - p->t_start;
   double eta = frac > 0 ? spent * (1 - frac) / frac : 0.0;

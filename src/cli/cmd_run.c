@@ -228,7 +228,7 @@ int tsr_cmd_run(int argc, char **argv) {
         status = 1;
       }
     }
-    if (!status) {
+    if (!status && tsr_cli_progress_due(&progress, world.step, steps)) {  // (no formatting every step)
       char detail[64];
       snprintf(detail, sizeof detail, "solve %.2f ms  err %.1e", 1e3 * world.stats.solve_seconds,
                world.stats.mlcp_error);

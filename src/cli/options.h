@@ -84,6 +84,8 @@ typedef struct {
 } TsrCliProgress;
 void tsr_cli_progress_start(TsrCliProgress *p, int quiet, double log_every);
 void tsr_cli_progress(TsrCliProgress *p, const char *what, long step, long steps, double t, const char *detail);
+// Whether tsr_cli_progress would print now (to build its detail only then).
+int tsr_cli_progress_due(const TsrCliProgress *p, long step, long steps);
 // Ends the terminal's line: kept (keep = 1) or wiped.
 void tsr_cli_progress_end(TsrCliProgress *p, int keep);
 

@@ -57,25 +57,28 @@ void tsr_joints_free(TsrJoints *js) {
   js->n = 0;
 }
 
-int tsr_joint_row_count(const TsrJointDef *d) {
-  int extra = (d->has_limits ? 1 : 0) + (d->has_motor ? 1 : 0);
+int tsr_joint_equality_rows(const TsrJointDef *d) {
   switch (d->type) {
     case TSR_JOINT_BALL:
       return 3;
     case TSR_JOINT_HINGE:
-      return 5 + extra;
+    case TSR_JOINT_PRISMATIC:
+      return 5;
     case TSR_JOINT_UNIVERSAL:
       return 4;
-    case TSR_JOINT_PRISMATIC:
-      return 5 + extra;
     case TSR_JOINT_FIXED:
-      return 6;
     case TSR_JOINT_CABLE:
       return 6;
     case TSR_JOINT_DISTANCE:
       return 1;
   }
   return 0;
+}
+
+int tsr_joint_row_count(const TsrJointDef *d) {
+  // limit and motor rows: hinges and prismatic joints only
+  int axial = d->type == TSR_JOINT_HINGE || d->type == TSR_JOINT_PRISMATIC;
+  return tsr_joint_equality_rows(d) + (axial ? (d->has_limits ? 1 : 0) + (d->has_motor ? 1 : 0) : 0);
 }
 
 static double dot6(TsrVec3 l, TsrVec3 a, const TsrSide *s) { return tsr_v3_dot(l, s->v) + tsr_v3_dot(a, s->w); }

@@ -35,6 +35,9 @@ void tsr_joints_free(TsrJoints *js);
 // Number of rows a joint contributes (fixed for a run: limit and motor rows
 // are always present, so rows keep their order from step to step).
 int tsr_joint_row_count(const TsrJointDef *d);
+// Of those, the rows of the joint itself (limits and motors aside; a rope's
+// row too, though it can go slack).
+int tsr_joint_equality_rows(const TsrJointDef *d);
 
 // Appends every joint's rows, in model order (OUTPUT.md row order).
 void tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodies *b, double h, TsrRowSet *rows);

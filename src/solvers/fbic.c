@@ -68,7 +68,7 @@ int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverPa
   stats->converged = 0;
   if (tsr_substructure_setup(p, part, params, ss)) return -1;
   int ng = ss->ng, N = ss->n_sub;
-  stats->subsystems = tsr_substructure_count(p, part, N);
+  stats->subsystems = ss->n_reported;
   stats->interface_rows = ng;
   tsr_substructure_start(p, params, lambda, index_set, ss);
   // A_Gamma and b_Gamma, fixed for the step.

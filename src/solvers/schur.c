@@ -323,17 +323,13 @@ static int sub_threads(const TsrSubstructure *ss) {
   return ss->threads < ss->n_sub ? ss->threads : (ss->n_sub > 0 ? ss->n_sub : 1);
 }
 
-int tsr_substructure_count(const TsrMlcp *p, const TsrPartition *part, int n_sub) {
-  // setup takes at least one subsystem (its arrays); a model where nothing
-  // moves has none, and /stats/subsystems said 1 beside /bodies/subsystem's
-  // -1 everywhere
-  return part && part->n_rows == p->m && part->n_subsystems == 0 ? 0 : n_sub;
-}
-
 int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params,
                            TsrSubstructure *ss) {
   int m = p->m;
   int nsub = part && part->n_rows == m ? part->n_subsystems : 1;
+  // (a model where nothing moves has no subsystem, which the step reports;
+  // the arrays below take at least one)
+  ss->n_reported = nsub;
   if (nsub < 1) nsub = 1;
   ss->threads = params->threads > 0 ? params->threads : omp_get_max_threads();
   ss->iface_pattern = 0;  // the partition or the blocks' rows may differ
@@ -1030,7 +1026,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
   stats->converged = 0;
   if (tsr_substructure_setup(p, part, params, ss)) return -1;
   int m = p->m, ng = ss->ng, N = ss->n_sub;
-  stats->subsystems = tsr_substructure_count(p, part, N);
+  stats->subsystems = ss->n_reported;
   stats->interface_rows = ng;
   double amax = 0.0;
   for (int q = 0; q < (m ? p->Ap[m] : 0); q++) amax = tsr_maxd(amax, fabs(p->Ax[q]));

@@ -76,6 +76,7 @@ typedef struct {
 
 typedef struct {
   int cap_sub, n_sub;
+  int n_reported;  // the partition's subsystems (0 when nothing moves; n_sub is at least 1)
   TsrSchurSub *sub;
   int *order;  // schedule: largest subsystem first
   int cap_m;
@@ -123,10 +124,6 @@ const TsrSchurTimes *tsr_schur_times(const TsrSchur *s);
 // Measures cond_2(S_Gamma) = |lambda|_max / |lambda|_min at every coupling
 // iteration (dense eigenvalues, O(|Gamma|^3): for benchmarks, not for runs).
 void tsr_schur_measure_cond(TsrSchur *s, int on);
-
-// The subsystems a step reports (/stats/subsystems): n_sub, or 0 when the
-// partition has none (nothing moves).
-int tsr_substructure_count(const TsrMlcp *p, const TsrPartition *part, int n_sub);
 
 // Shared with fbic.c. Extracts the subsystems, G_i, Gamma from p (parallel
 // over subsystems); resets every factorisation. 0 or < 0.

@@ -165,10 +165,7 @@ static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartitio
   int m = p->m, kept = m > 0 && !s->no_fallback && !keep_room(s, m);
   if (kept) keep(s, m, lambda, index_set);
   int rc = tsr_schur_solve(p, part, &s->params, lambda, index_set, stats, s->schur);
-  int ran_off = rc >= 0 && kept && ran_off_null_space(s, p, lambda, bmax);
-  if (ran_off && s->trace)
-    fprintf(stderr, "fallback: schur impulses ran off (|A||lambda| jumped above %.0e |b|)\n", SCHUR_CANCEL_MAX);
-  if ((rc < 0 || ran_off) && kept) {
+  if (kept && (rc < 0 || ran_off_null_space(s, p, lambda, bmax))) {
     restore(s, m, lambda, index_set);
     TsrSolveStats sub = *stats, st = {0};
     int drc = direct_fallback(s, p, lambda, index_set, &st);
