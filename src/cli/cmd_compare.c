@@ -127,7 +127,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
   row->min_bodies = 1 << 30;
   double sum_sub = 0.0, sum_gam = 0.0;
   int *per = calloc((size_t)w.bodies.n + 1, sizeof *per);
-  long steps = model.settings.steps;
+  long steps = row->steps_asked = model.settings.steps;
   double *ms = malloc((size_t)(steps > 0 ? steps : 1) * sizeof *ms);
   double *errs = malloc((size_t)(steps > 0 ? steps : 1) * sizeof *errs);
   if (!ms || !errs) {
@@ -146,6 +146,14 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
   while (w.step < steps) {
     int s = tsr_world_step(&w);
     const TsrStepStats *st = &w.stats;
+    tsr_cli_world_notice(&model, &w);
+    if (s) {
+      // The failed step's statistics are not counted: its time and error
+      // are those of no answer (a failure at step 1 read 0.000 ms, error 0).
+      tsr_cli_error("%s: step %ld failed (%s)", solver, w.step, tsr_cli_step_failure(&w, s));
+      status = 1;
+      break;
+    }
     ms[n] = 1e3 * st->solve_seconds;
     errs[n] = st->mlcp_error;
     if (!isnan(row->max_err) && !(errs[n] <= row->max_err)) row->max_err = errs[n];  // a NaN sticks
@@ -164,16 +172,11 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
     if (row->substructured && w.partition.n_bodies == w.bodies.n)
       tsr_compare_count_bodies(&w.partition, st->subsystems, per, row);
     n++;
-    tsr_cli_world_notice(&model, &w);
-    if (s) {
-      tsr_cli_error("%s: step %ld failed (%s)", solver, w.step, tsr_cli_step_failure(&w, s));
-      status = 1;
-      break;
-    }
     tsr_cli_progress(&progress, solver, n, steps, NAN, NULL);
   }
   tsr_cli_progress_end(&progress, 0);
   row->steps = n;
+  if (!n) tsr_compare_no_figures(row);
   row->mean_ms = n ? sum_ms / (double)n : NAN;
   row->mean_k = n ? sum_k / (double)n : NAN;
   row->pct_kmax = n ? 100.0 * (double)at_kmax / (double)n : NAN;
@@ -199,7 +202,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
   row->mean_interface_rows = n ? sum_gam / (double)n : NAN;
   if (row->min_bodies > row->max_bodies) row->min_bodies = row->max_bodies = 0;
   row->fallbacks = tsr_solver_fallbacks(w.solver);
-  row->fallback_ms = n ? 1e3 * tsr_solver_fallback_seconds(w.solver) / (double)n : 0.0;
+  row->fallback_ms = n ? 1e3 * tsr_solver_fallback_seconds(w.solver) / (double)n : NAN;
   tsr_solver_cond_mean(w.solver, &row->cond_mean);
   row->ok = status == 0;
   free(per);
@@ -313,9 +316,18 @@ static void speedup(double base, double ms, char *sp, size_t n) {
   if (isfinite(base) && ms > 0) snprintf(sp, n, "%.2fx", base / ms);
 }
 
+// v printed with printf's fmt (one conversion) right-aligned in width, or
+// "-" when v is not a number (a solver that failed before any step).
+static const char *cell(char *buf, size_t len, int width, const char *fmt, double v) {
+  char num[64] = "-";
+  if (!isnan(v)) snprintf(num, sizeof num, fmt, v);
+  snprintf(buf, len, "%*s", width, num);
+  return buf;
+}
+
 static void print_runs(const char *model, int ns, const Row *rows) {
   double base = base_ms(ns, rows);
-  printf("model %s, %ld steps, %d threads\n", model, rows[0].steps, omp_get_max_threads());
+  printf("model %s, %ld steps, %d threads\n", model, rows[0].steps_asked, omp_get_max_threads());
   printf("%-13s %10s %10s %8s %7s %7s %11s %9s %11s %11s %6s %8s\n", "solver", "mean ms", "median ms", "speedup",
          "avg k", "% kmax", "median err", "max rel", "max joint", "max pen", "avg N", "avg|Gam|");
   for (int k = 0; k < ns; k++) {
@@ -324,9 +336,16 @@ static void print_runs(const char *model, int ns, const Row *rows) {
     speedup(base, r->mean_ms, sp, sizeof sp);
     // (the means over the steps, as --replay's table and the JSON give them;
     // this printed the last step's, labelled as if they were the run's)
-    printf("%-13s %10.3f %10.3f %8s %7.2f %7.1f %11.3e %9.1e %11.3e %11.3e %6.1f %8.1f%s\n", r->name, r->mean_ms,
-           r->median_ms, sp, r->mean_k, r->pct_kmax, r->median_err, r->max_rel, r->max_joint, r->max_pen,
-           r->mean_subsystems, r->mean_interface_rows, r->ok ? "" : "  (failed)");
+    char c[11][32];
+    printf("%-13s %s %s %8s %s %s %s %s %s %s %s %s%s\n", r->name, cell(c[0], 32, 10, "%.3f", r->mean_ms),
+           cell(c[1], 32, 10, "%.3f", r->median_ms), sp, cell(c[2], 32, 7, "%.2f", r->mean_k),
+           cell(c[3], 32, 7, "%.1f", r->pct_kmax), cell(c[4], 32, 11, "%.3e", r->median_err),
+           cell(c[5], 32, 9, "%.1e", r->max_rel), cell(c[6], 32, 11, "%.3e", r->max_joint),
+           cell(c[7], 32, 11, "%.3e", r->max_pen), cell(c[8], 32, 6, "%.1f", r->mean_subsystems),
+           cell(c[9], 32, 8, "%.1f", r->mean_interface_rows),
+           r->ok      ? ""
+           : r->steps ? "  (failed after these steps)"
+                      : "  (failed at its first step)");
   }
   printf("(median err: Eq. 29, N s; max rel: the largest residual of a row over its own terms, any step)\n");
 }
@@ -336,8 +355,10 @@ static void print_runs(const char *model, int ns, const Row *rows) {
 // (printed once above the table).
 static void print_replay(const char *model, const char *ref, int ns, const Row *rows) {
   double base = base_ms(ns, rows);
-  printf("model %s, %ld steps, %d threads, same MLCPs: those of the %s run (max joint %.3e, max pen %.3e)\n", model,
-         rows[0].steps, omp_get_max_threads(), ref, rows[0].max_joint, rows[0].max_pen);
+  char mj[32], mp[32];
+  printf("model %s, %ld steps, %d threads, same MLCPs: those of the %s run (max joint %s, max pen %s)\n", model,
+         rows[0].steps, omp_get_max_threads(), ref, cell(mj, sizeof mj, 0, "%.3e", rows[0].max_joint),
+         cell(mp, sizeof mp, 0, "%.3e", rows[0].max_pen));
   printf("%-13s %10s %10s %8s %9s %7s %7s %11s %9s %7s %6s %8s\n", "solver", "mean ms", "median ms", "speedup",
          "med ratio", "avg k", "% kmax", "median err", "max rel", "% conv", "avg N", "avg|Gam|");
   for (int k = 0; k < ns; k++) {
@@ -345,9 +366,13 @@ static void print_replay(const char *model, const char *ref, int ns, const Row *
     char sp[32], mr[32] = "-";
     speedup(base, r->mean_ms, sp, sizeof sp);
     if (isfinite(r->median_ratio)) snprintf(mr, sizeof mr, "%.2fx", r->median_ratio);
-    printf("%-13s %10.3f %10.3f %8s %9s %7.2f %7.1f %11.3e %9.1e %7.1f %6.1f %8.1f%s\n", r->name, r->mean_ms,
-           r->median_ms, sp, mr, r->mean_k, r->pct_kmax, r->median_err, r->max_rel, r->pct_conv, r->mean_subsystems,
-           r->mean_interface_rows, r->ok ? "" : "  (reference failed)");
+    char c[9][32];
+    printf("%-13s %s %s %8s %9s %s %s %s %s %s %s %s%s\n", r->name, cell(c[0], 32, 10, "%.3f", r->mean_ms),
+           cell(c[1], 32, 10, "%.3f", r->median_ms), sp, mr, cell(c[2], 32, 7, "%.2f", r->mean_k),
+           cell(c[3], 32, 7, "%.1f", r->pct_kmax), cell(c[4], 32, 11, "%.3e", r->median_err),
+           cell(c[5], 32, 9, "%.1e", r->max_rel), cell(c[6], 32, 7, "%.1f", r->pct_conv),
+           cell(c[7], 32, 6, "%.1f", r->mean_subsystems), cell(c[8], 32, 8, "%.1f", r->mean_interface_rows),
+           r->ok ? "" : "  (reference failed)");
   }
   printf(
       "(speedup: direct-bpp's mean over this one's; med ratio: the median of the per-step ratios;\n"
@@ -361,16 +386,24 @@ static void print_phases(int ns, const Row *rows) {
   printf("\nper step, ms:  %10s %10s %10s %10s %10s %10s   %s\n", "partition", "extract", "S_Gamma", "interface",
          "subsystems", "fallback", "fallbacks to direct");
   for (int k = 0; k < ns; k++)
-    if (rows[k].substructured)
-      printf("%-13s  %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f   %d\n", rows[k].name, rows[k].part_ms, rows[k].setup_ms,
-             rows[k].schur_ms, rows[k].iface_ms, rows[k].subs_ms, rows[k].fallback_ms, rows[k].fallbacks);
+    if (rows[k].substructured) {
+      const Row *r = &rows[k];
+      char c[6][32];
+      printf("%-13s  %s %s %s %s %s %s   %d\n", r->name, cell(c[0], 32, 10, "%.3f", r->part_ms),
+             cell(c[1], 32, 10, "%.3f", r->setup_ms), cell(c[2], 32, 10, "%.3f", r->schur_ms),
+             cell(c[3], 32, 10, "%.3f", r->iface_ms), cell(c[4], 32, 10, "%.3f", r->subs_ms),
+             cell(c[5], 32, 10, "%.3f", r->fallback_ms), r->fallbacks);
+    }
   // A parallel phase takes at least its longest task whatever the thread
   // count: a phase near its longest is held by one subsystem.
   printf("\nlongest, ms:   %14s %14s %14s\n", "S_Gamma block", "subsystem", "merged re-runs");
   for (int k = 0; k < ns; k++)
-    if (rows[k].substructured)
-      printf("%-13s  %14.3f %14.3f %14.3f\n", rows[k].name, rows[k].schur_longest_ms, rows[k].subs_longest_ms,
-             rows[k].merged_ms);
+    if (rows[k].substructured) {
+      const Row *r = &rows[k];
+      char c[3][32];
+      printf("%-13s  %s %s %s\n", r->name, cell(c[0], 32, 14, "%.3f", r->schur_longest_ms),
+             cell(c[1], 32, 14, "%.3f", r->subs_longest_ms), cell(c[2], 32, 14, "%.3f", r->merged_ms));
+    }
 }
 
 // a (argv[*i]) as option `name` ("--name VALUE" or "--name=VALUE"). Returns 1

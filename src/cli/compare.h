@@ -14,7 +14,8 @@
 typedef struct {
   const char *name;
   int ok;
-  long steps;
+  long steps;        // the steps solved (a failed step is not counted)
+  long steps_asked;  // the run's length
   double mean_ms, median_ms, mean_k, pct_kmax, median_err, max_err, max_joint, max_pen;  // err: Eq. 29
   double max_rel;       // largest row of Eq. 29 over its own scale, any step (tsr_mlcp_relative_residual)
   double pct_conv;      // % of steps on which the solver met its own stopping rule
@@ -45,6 +46,15 @@ void tsr_compare_scratch_free(TsrCompareScratch *s);
 // row->max_rel widened by rel (a NaN sticks).
 static inline void tsr_compare_note_rel(double rel, TsrCompareRow *row) {
   if (!isnan(row->max_rel) && !(rel <= row->max_rel)) row->max_rel = rel;
+}
+
+// A row of no step (its solver failed at the first): the figures that are
+// not means (NaN already, as n = 0 makes them) are NaN too, printed "-"
+// and written null, not 0.
+static inline void tsr_compare_no_figures(TsrCompareRow *row) {
+  row->max_err = row->max_rel = row->max_joint = row->max_pen = NAN;
+  row->part_ms = row->setup_ms = row->schur_ms = row->iface_ms = row->subs_ms = row->fallback_ms = NAN;
+  row->schur_longest_ms = row->subs_longest_ms = row->merged_ms = NAN;
 }
 
 // Bodies per subsystem of a partition with ns subsystems (per: room for ns

@@ -125,6 +125,7 @@ static void fill_row(const Replay *r, int i, const char *label, TsrCompareRow *r
     if (!isnan(row->max_err) && !(c->err[j] <= row->max_err)) row->max_err = c->err[j];  // a NaN sticks
   }
   row->steps = n;
+  if (!n) tsr_compare_no_figures(row);
   row->mean_ms = n ? sum / (double)n : NAN;
   row->mean_k = n ? c->sum_k / (double)n : NAN;
   row->pct_kmax = n ? 100.0 * (double)c->at_kmax / (double)n : NAN;
@@ -156,8 +157,8 @@ static void fill_row(const Replay *r, int i, const char *label, TsrCompareRow *r
     snprintf(row->partition, sizeof row->partition, "%s", label);
   } else {
     snprintf(row->partition, sizeof row->partition, "none");
-    row->mean_subsystems = 1.0;
-    row->mean_interface_rows = 0.0;
+    row->mean_subsystems = n ? 1.0 : NAN;
+    row->mean_interface_rows = n ? 0.0 : NAN;
     row->subsystems = 1;
   }
   double setup, schur, iface, subs, sl, bl, mg;
@@ -175,7 +176,7 @@ static void fill_row(const Replay *r, int i, const char *label, TsrCompareRow *r
   }
   if (row->min_bodies > row->max_bodies) row->min_bodies = row->max_bodies = 0;
   row->fallbacks = tsr_solver_fallbacks(c->solver);
-  row->fallback_ms = n ? 1e3 * tsr_solver_fallback_seconds(c->solver) / (double)n : 0.0;
+  row->fallback_ms = n ? 1e3 * tsr_solver_fallback_seconds(c->solver) / (double)n : NAN;
   tsr_solver_cond_mean(c->solver, &row->cond_mean);
 }
 
@@ -241,6 +242,7 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
     have_world = 1;
   }
   double max_joint = 0.0, max_pen = 0.0;
+  long ref_steps = 0;
   if (!status) {
     w.solve_hook = hook;
     w.solve_hook_ctx = &r;
@@ -256,15 +258,17 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
         break;
       }
       tsr_cli_world_notice(&model, &w);
-      const TsrStepStats *st = &w.stats;
-      if (st->joint_error > max_joint || isnan(st->joint_error)) max_joint = st->joint_error;
-      if (st->penetration > max_pen) max_pen = st->penetration;
       if (s) {
         tsr_cli_error("--replay: the reference %s failed at step %ld (%s); the table holds the steps up to it", ref,
                       w.step, tsr_cli_step_failure(&w, s));
         status = 1;
         break;
       }
+      // (the reference's trajectory: its failed step, which has none, not counted)
+      const TsrStepStats *st = &w.stats;
+      if (st->joint_error > max_joint || isnan(st->joint_error)) max_joint = st->joint_error;
+      if (st->penetration > max_pen) max_pen = st->penetration;
+      ref_steps++;
       tsr_cli_progress(&progress, what, w.step, steps, NAN, NULL);
     }
     tsr_cli_progress_end(&progress, 0);
@@ -273,8 +277,8 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
   if (status == 0 || status == 1) {
     for (int i = 0; i < ns; i++) {
       fill_row(&r, i, label, &rows[i]);
-      rows[i].max_joint = max_joint;
-      rows[i].max_pen = max_pen;
+      rows[i].max_joint = ref_steps ? max_joint : NAN;  // no step: no figures ("-")
+      rows[i].max_pen = ref_steps ? max_pen : NAN;
       rows[i].ok = status == 0;
     }
   }

@@ -629,5 +629,24 @@ with tempfile.TemporaryDirectory() as tmp:
           "the step that failed (%s) is not written: %s frames for %s steps, the initial frame and the steps before"
           % (failed_at, frames, steps))
 
+    # A solver that fails at its first step has no figures: compare's table
+    # shows "-" (it showed 0.000 ms and an error of 0, as if solved at once
+    # and exactly) and the JSON null; the steps asked stay in the header.
+    cj = os.path.join(tmp, "cmp.json")
+    p = subprocess.run([TESSERA, "compare", model, "--solvers", "direct-bpp,schur-bpp", "--steps", "3", "--quiet",
+                        "--json", cj], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, TSR_MEMORY_LIMIT="1000"))
+    lines = [ln.split() for ln in p.stdout.splitlines() if ln.split()[:1] in (["direct-bpp"], ["schur-bpp"])]
+    # (the main table, then schur-bpp's two phase tables: every figure "-")
+    phases = [ln[1:7] for ln in lines[2:]]
+    lines = lines[:2]
+    rows = json.load(open(cj))["rows"] if os.path.exists(cj) else []
+    check(p.returncode == 1 and "3 steps" in p.stdout and len(lines) == 2
+          and all(ln[1:3] == ["-", "-"] and "0.000" not in ln for ln in lines)
+          and len(phases) == 2 and all(set(ph) == {"-"} for ph in phases)
+          and len(rows) == 2 and all(r["mean_ms"] is None and r["median_err"] is None and r["steps"] == 0
+                                     for r in rows),
+          "compare: a solver failing at its first step shows '-', not 0.000 (%r)" % p.stdout[-400:])
+
 print("%d failed" % len(failures))
 sys.exit(1 if failures else 0)
