@@ -613,16 +613,27 @@ int tsr_vtk_write_pvd(const char *path, const char *subdir, const char *kind, co
 // adds 17 to NAME.
 #define SAFE_NAME_MAX 200
 
+// A name cut to SAFE_NAME_MAX keeps its first SAFE_NAME_MAX - 9 characters
+// and ends in "-" and 8 hex digits of a hash of the whole name, so two long
+// names that differ only past the cut export into different folders.
+#define SAFE_NAME_HASHED (SAFE_NAME_MAX - 9)
+
 void tsr_vtk_safe_name(const char *name, char *out, size_t len) {
   size_t k = 0;
+  const char *src = name ? name : "";
   if (len > SAFE_NAME_MAX + 1) len = SAFE_NAME_MAX + 1;
-  for (const char *c = name ? name : ""; *c && k + 1 < len; c++) {
+  for (const char *c = src; *c && k + 1 < len; c++) {
     int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
              *c == '-' || (*c == '.' && k > 0);
     out[k++] = ok ? *c : '_';
   }
   out[k] = '\0';
   if (!k) snprintf(out, len, "run");
+  if (strlen(src) > SAFE_NAME_MAX && len == SAFE_NAME_MAX + 1) {
+    uint32_t h = 2166136261u;  // FNV-1a
+    for (const char *c = src; *c; c++) h = (h ^ (uint8_t)*c) * 16777619u;
+    snprintf(out + SAFE_NAME_HASHED, len - SAFE_NAME_HASHED, "-%08x", (unsigned)h);
+  }
 }
 
 int tsr_vtk_make_dir(const char *dir, char *err, int errlen) {

@@ -129,15 +129,22 @@ left = {f for f in os.listdir(os.path.join(sel_out, name)) if f.endswith(".vtp")
 check(left == named and os.path.exists(note), f"re-export: pieces {sorted(left - named)} not in the .pvd files")
 
 # A model name longer than a file name may be: NAME is cut to 200 characters
-# (run --vtk failed at its first frame with "File name too long").
-long_yaml = os.path.join(tmp, "long.yaml")
-with open(long_yaml, "w") as f:
-    f.write("format: tessera-model/1\nname: %s\nsettings: {step: 0.01, steps: 3}\n"
-            "bodies:\n  - {name: b, mass: 1, shape: {type: sphere, radius: 0.1}}\n" % ("n" * 300))
+# (run --vtk failed at its first frame with "File name too long"), the last
+# nine a hash of the whole name: two names that differ only past the cut
+# export side by side (they shared one folder and .pvd, the second export
+# removing the first's pieces).
 long_dir = os.path.join(tmp, "long")
-p = tessera("run", long_yaml, "-o", os.path.join(tmp, "long.h5"), "--quiet", "--vtk", long_dir)
-check(p.returncode == 0 and len(read_pvd(os.path.join(long_dir, "n" * 200 + ".pvd"))) == 4,
-      f"run --vtk of a 300-character model name: exit {p.returncode}, {p.stderr[-200:]!r}")
+for tail in ("a", "b"):
+    long_yaml = os.path.join(tmp, "long.yaml")
+    with open(long_yaml, "w") as f:
+        f.write("format: tessera-model/1\nname: %s\nsettings: {step: 0.01, steps: 3}\n"
+                "bodies:\n  - {name: b, mass: 1, shape: {type: sphere, radius: 0.1}}\n" % ("n" * 299 + tail))
+    p = tessera("run", long_yaml, "-o", os.path.join(tmp, "long.h5"), "--quiet", "--overwrite", "--vtk", long_dir)
+    check(p.returncode == 0, f"run --vtk of a 300-character model name: exit {p.returncode}, {p.stderr[-200:]!r}")
+pvds = sorted(f for f in os.listdir(long_dir) if f.endswith(".pvd") and "_" not in f)
+check(len(pvds) == 2 and all(len(f) == 204 and f.startswith("n" * 191 + "-") for f in pvds)
+      and all(len(read_pvd(os.path.join(long_dir, f))) == 4 for f in pvds),
+      f"two 300-character names differing at the end: two series of 200-character names ({pvds})")
 
 # --threads 0 is every core, as for run and compare (it was refused).
 p = tessera("export-vtk", run, "-o", os.path.join(tmp, "t0"), "--threads", "0")
