@@ -147,7 +147,7 @@ static int reserve(TsrBpp *b, int m, int max_pivots) {
     b->prev_inf = malloc((size_t)n * sizeof(int));
     b->rhs = malloc((size_t)n * sizeof(double));
     b->x = malloc((size_t)n * sizeof(double));
-    b->r = malloc((size_t)n * sizeof(double));
+    b->r = malloc(2 * (size_t)n * sizeof(double));  // tsr_bpp_refine's r
     b->w = malloc((size_t)n * sizeof(double));
     b->best_lambda = malloc((size_t)n * sizeof(double));
     b->rr = malloc((size_t)n * sizeof(double));
@@ -264,15 +264,21 @@ factored:
 
 int tsr_bpp_refine(const TsrMlcp *p, const int *F, int nf, const int *loc, const double *rhs, double *x, double *r,
                    double *scale, TsrChol *ch, int shifted) {
-  double r_prev = INFINITY;
+  double r_prev = INFINITY, berr_prev = INFINITY;
+  double *x_prev = r + nf;  // the iterate before the last step (shifted)
   int steps = shifted ? 100 : 1;
   for (int it = 0;; it++) {
     if (it == steps && !shifted) return 0;  // (the last residual is needed only for the shifted verdict)
     double berr = tsr_mlcp_free_residual(p, F, nf, loc, x, rhs, r, scale), r_inf = 0.0;
     for (int c = 0; c < nf; c++) r_inf = tsr_maxd(r_inf, fabs(r[c]));
+    if (shifted && it > 0 && !(r_inf <= r_prev)) {  // the last step raised |r|_inf (or made it NaN): undone
+      memcpy(x, x_prev, (size_t)nf * sizeof *x);
+      return tsr_singular_no_solution(berr_prev, r_prev, rhs, nf);
+    }
     if (it == steps || berr <= TSR_MLCP_REFINED_BERR || (shifted && !(r_inf < 0.5 * r_prev)))
       return shifted && tsr_singular_no_solution(berr, r_inf, rhs, nf);
-    r_prev = r_inf;
+    r_prev = r_inf, berr_prev = berr;
+    if (shifted) memcpy(x_prev, x, (size_t)nf * sizeof *x);
     if (tsr_chol_solve(r, r, ch)) return -1;
     for (int c = 0; c < nf; c++) {
       double v = x[c] + r[c];

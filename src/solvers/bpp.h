@@ -59,8 +59,10 @@ static inline int tsr_singular_no_solution(double berr, double r_inf, const doub
 // that would make an entry non-finite leaves it). Unshifted, one step, none
 // when x is already backward stable entry by entry (TSR_MLCP_REFINED_BERR;
 // the second solve was 8% of chain_wrap's direct-bpp step). Shifted, until
-// then or until |r|_inf stops halving, at most 100 steps. F, loc, r and
-// scale as tsr_mlcp_free_residual. Returns 1 when shifted and the system
+// then or until |r|_inf stops halving, at most 100 steps; a step that
+// raised |r|_inf is undone (x is the best iterate seen). F, loc and scale as
+// tsr_mlcp_free_residual; r: room for 2 nf (the residual, and the iterate
+// before a shifted step). Returns 1 when shifted and the system
 // has no solution (tsr_singular_no_solution on the returned x), 0, or -1
 // when a solve failed. Shared by BPP (bpp.c) and PGS-SM's subspace solve.
 int tsr_bpp_refine(const TsrMlcp *p, const int *F, int nf, const int *loc, const double *rhs, double *x, double *r,

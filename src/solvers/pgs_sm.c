@@ -75,7 +75,8 @@ static int reserve(TsrPgsSm *g, int m) {
   g->prev = malloc((size_t)n);
   g->loc = malloc((size_t)n * sizeof(int));
   double **d[] = {&g->diag, &g->w, &g->rhs, &g->x, &g->r, &g->scale};
-  for (size_t k = 0; k < sizeof d / sizeof *d; k++) *d[k] = malloc((size_t)n * sizeof(double));
+  for (size_t k = 0; k < sizeof d / sizeof *d; k++)
+    *d[k] = malloc((d[k] == &g->r ? 2 : 1) * (size_t)n * sizeof(double));  // r: tsr_bpp_refine's, 2 nf
   g->cap = (g->s && g->prev && g->loc && g->diag && g->w && g->rhs && g->x && g->r && g->scale) ? n : 0;
   return g->cap ? 0 : -1;
 }
