@@ -121,34 +121,94 @@ static int by_pair(const void *a, const void *b, void *joints) {
   return (i > j) - (i < j);
 }
 
+// The joints' rows at the initial configuration (rows->count 0 when they
+// cannot be built), and the first row of each joint (first[j], first[n]).
+static void initial_rows(const TsrModel *m, TsrRowSet *rows, int *first) {
+  TsrBodies b;
+  TsrJoints js;
+  memset(&b, 0, sizeof b), memset(&js, 0, sizeof js);
+  if (!tsr_bodies_init(&b, m) && !tsr_joints_init(&js, m, &b)) {
+    tsr_bodies_update_inertia(&b);
+    tsr_joints_build_rows(&js, m, &b, m->settings.step, rows);
+  }
+  tsr_joints_free(&js);
+  tsr_bodies_free(&b);
+  int k = 0;
+  for (int j = 0; j <= m->n_joints; j++) {
+    while (k < rows->count && rows->rows[k].source < j) k++;
+    first[j] = k;
+  }
+}
+
+// Rank of the rigid rows (TSR_ROW_JOINT) of the joints group[0..ng) between
+// bodies lo and hi; -1 when unknown (no rows) or above 12 rows.
+static int group_rank(const TsrRowSet *rows, const int *first, const int *group, int ng, int lo, int hi) {
+  int pick[12], k = 0;
+  for (int g = 0; g < ng; g++)
+    for (int q = first[group[g]]; q < first[group[g] + 1]; q++) {
+      if (rows->rows[q].type != TSR_ROW_JOINT) continue;
+      if (k == 12) return -1;
+      pick[k++] = q;
+    }
+  return k ? tsr_joint_rows_rank(rows->rows, pick, k, lo, hi) : -1;
+}
+
 int tsr_cli_warn_redundant(const TsrModel *m) {
   int n = m->n_joints, found = 0;
-  int *order = n > 0 ? malloc((size_t)n * sizeof *order) : NULL;
-  if (!order) return 0;  // (no joints, or no memory for a warning)
+  int *order = n > 0 ? malloc(2 * (size_t)n * sizeof *order) : NULL;
+  if (!order) return 0;    // (no joints, or no memory for a warning)
+  int *group = order + n;  // the rigid joints of the current pair
   for (int j = 0; j < n; j++) order[j] = j;
   qsort_r(order, (size_t)n, sizeof *order, by_pair, m->joints);
-  // One pass over the sorted joints; sum and first restart with each pair.
-  int sum = 0, first = -1, said = 0, lo = 0, hi = 0;
-  for (int k = 0; k < n; k++) {
+  TsrRowSet rows = {0};
+  int *first = NULL, built = 0;
+  // One pass over the sorted joints; sum and the group restart with each pair.
+  int sum = 0, ng = 0, said = 0, lo = 0, hi = 0;
+  for (int k = 0; k <= n; k++) {
+    int l2 = 0, h2 = 0;
+    if (k < n) pair_of(&m->joints[order[k]], &l2, &h2);
+    if (k == n || k == 0 || l2 != lo || h2 != hi) {
+      // The pair just closed: 2-6 rigid rows of several joints can still be
+      // dependent (two ball joints at one point: 6 rows of rank 3; at two
+      // points: rank 5, the axis through them free of one row too many).
+      if (ng > 1 && !said) {
+        if (!built) {
+          built = 1;
+          first = malloc(((size_t)n + 1) * sizeof *first);
+          if (first) initial_rows(m, &rows, first);
+        }
+        int rank = first ? group_rank(&rows, first, group, ng, lo, hi) : -1;
+        const TsrJointDef *d = &m->joints[group[ng - 1]];
+        if (rank > 0 && rank < sum) {  // (rank 0: neither body moves)
+          found++;
+          fprintf(stderr,
+                  "%s:%d:%d: warning: joint '%s': with '%s', its rows held without compliance are linearly "
+                  "dependent at the initial configuration (rank %d of %d rows): the MLCP is singular, its "
+                  "impulses are not unique and can drift along its null space without bound; give one of them a "
+                  "compliance (the default is 1e-10)\n",
+                  m->path, d->mark.line, d->mark.col, d->name, m->joints[group[0]].name, rank, sum);
+        }
+      }
+      if (k == n) break;
+      lo = l2, hi = h2, sum = 0, ng = 0, said = 0;
+    }
     const TsrJointDef *d = &m->joints[order[k]];
-    int l2, h2;
-    pair_of(d, &l2, &h2);
-    if (k == 0 || l2 != lo || h2 != hi) lo = l2, hi = h2, sum = 0, first = -1, said = 0;
     int r = rigid_rows(d);
     if (!r) continue;
     sum += r;
-    if (first < 0) {
-      first = order[k];
-    } else if (sum > 6 && !said) {  // this joint takes the rigid rows past 6
+    group[ng++] = order[k];
+    if (ng > 1 && sum > 6 && !said) {  // this joint takes the rigid rows past 6
       found++, said = 1;
       fprintf(stderr,
               "%s:%d:%d: warning: joint '%s': with '%s', more than the 6 relative motions of its two bodies are "
               "held without compliance: the constraint rows are redundant and the MLCP singular, which long runs "
               "do not survive (impulses drift along its null space); give one of them a compliance (the default "
               "is 1e-10)\n",
-              m->path, d->mark.line, d->mark.col, d->name, m->joints[first].name);
+              m->path, d->mark.line, d->mark.col, d->name, m->joints[group[0]].name);
     }
   }
+  tsr_rowset_free(&rows);
+  free(first);
   free(order);
   return found;
 }

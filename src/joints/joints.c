@@ -81,6 +81,46 @@ int tsr_joint_row_count(const TsrJointDef *d) {
   return tsr_joint_equality_rows(d) + (axial ? (d->has_limits ? 1 : 0) + (d->has_motor ? 1 : 0) : 0);
 }
 
+int tsr_joint_rows_rank(const TsrRow *rows, const int *pick, int k, int lo, int hi) {
+  double v[12][12] = {{0}};
+  int live[12], rank = 0;
+  if (k > 12) k = 12;
+  for (int a = 0; a < k; a++) {
+    const TsrRow *r = &rows[pick[a]];
+    double nrm = 0.0;
+    for (int s = 0; s < 2; s++) {
+      int col = r->body[s] < 0 ? -1 : r->body[s] == lo ? 0 : r->body[s] == hi ? 6 : -1;
+      if (col < 0) continue;
+      for (int c = 0; c < 6; c++) v[a][col + c] += r->J[s][c];
+    }
+    for (int c = 0; c < 12; c++) nrm += v[a][c] * v[a][c];
+    nrm = sqrt(nrm);
+    live[a] = nrm > 0.0;
+    for (int c = 0; c < 12 && live[a]; c++) v[a][c] /= nrm;  // unit rows: the test is relative to each
+  }
+  for (;;) {
+    int best = -1;
+    double bn = 0.0;
+    for (int a = 0; a < k; a++) {
+      if (!live[a]) continue;
+      double n2 = 0.0;
+      for (int c = 0; c < 12; c++) n2 += v[a][c] * v[a][c];
+      if (n2 > bn) bn = n2, best = a;
+    }
+    if (best < 0 || sqrt(bn) < 1e-8) return rank;  // what is left lies in the span
+    rank++;
+    live[best] = 0;
+    double inv = 1.0 / sqrt(bn);
+    for (int c = 0; c < 12; c++) v[best][c] *= inv;
+    for (int a = 0; a < k; a++) {
+      if (!live[a]) continue;
+      double d = 0.0;
+      for (int c = 0; c < 12; c++) d += v[a][c] * v[best][c];
+      for (int c = 0; c < 12; c++) v[a][c] -= d * v[best][c];
+    }
+  }
+}
+
 static double dot6(TsrVec3 l, TsrVec3 a, const TsrSide *s) { return tsr_v3_dot(l, s->v) + tsr_v3_dot(a, s->w); }
 
 void tsr_joint_row(TsrJointCtx *c, int8_t type, TsrVec3 lin0, TsrVec3 ang0, TsrVec3 lin1, TsrVec3 ang1, double g,

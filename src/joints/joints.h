@@ -39,6 +39,14 @@ int tsr_joint_row_count(const TsrJointDef *d);
 // row too, though it can go slack).
 int tsr_joint_equality_rows(const TsrJointDef *d);
 
+// Rank of the k rows rows[pick[0..k)] (k <= 12) as a map of the velocities of
+// the two bodies lo and hi (>= 0; a side of -1, the world or a fixed body,
+// has none; a row's J[s] goes with whichever of the two its body[s] is): a
+// row whose part outside the span of the others is below 1e-8 of its own
+// norm depends on them (modified Gram-Schmidt, largest remaining row first).
+// Joint rows depend on the relative motion only: the rank is at most 6.
+int tsr_joint_rows_rank(const TsrRow *rows, const int *pick, int k, int lo, int hi);
+
 // Appends every joint's rows, in model order (OUTPUT.md row order).
 void tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodies *b, double h, TsrRowSet *rows);
 

@@ -241,6 +241,30 @@ joints:
         said = (red + ":10:5: warning: joint 'g': with 'f', more than the 6 relative motions") in err
         check(rc == 0 and said == zero, "check: redundant rigid joints %s (%s)" % ("named" if zero else "not named",
                                                                                     err.strip()[:160]))
+    # 6 rigid rows or fewer can be dependent too: two ball joints at one
+    # point (rank 3 of 6), at two points (rank 5: the axis through them is
+    # held twice). A ball and a distance joint (rank 4 of 4) and the same
+    # balls with one compliant are silent.
+    rank_body = ("format: tessera-model/1\nname: rk\nsettings: {steps: 2}\nbodies:\n"
+                 "  - {name: a, mass: 1.0, shape: {type: box, size: [1, 0.1, 0.1]}, position: [0, 0, 0]}\n"
+                 "  - {name: b, mass: 2.0, shape: {type: box, size: [1, 0.1, 0.1]}, position: [1, 0, 0.3]}\n"
+                 "joints:\n  - {name: top, type: ball, bodies: [world, a], anchor: [-0.5, 0, 0]}\n"
+                 "  - {name: p, type: ball, bodies: [a, b], anchor: [0.5, 0, 0.1], compliance: 0}\n"
+                 "  - {name: q, %s}\n")
+    for second, said in (("type: ball, bodies: [b, a], anchor: [0.5, 0, 0.1], compliance: 0", "rank 3 of 6"),
+                         ("type: ball, bodies: [a, b], anchor: [0.5, 0.05, 0.2], compliance: 0", "rank 5 of 6"),
+                         ("type: ball, bodies: [a, b], anchor: [0.5, 0.05, 0.2]", None),
+                         ("type: distance, bodies: [a, b], anchors: [[0, 0, 0], [1, 0, 0.3]], compliance: 0",
+                          None)):
+        with open(red, "w") as fh:
+            fh.write(rank_body % second)
+        for cmd in (["check", red], ["run", red, "-o", os.path.join(tmp, "rk.h5"), "--overwrite", "--quiet"]):
+            rc, _, err = run(*cmd)
+            named = (red + ":10:5: warning: joint 'q': with 'p', its rows held without compliance are linearly "
+                     "dependent") in err
+            check(rc == 0 and named == (said is not None) and (said is None or said in err)
+                  and (said is not None or "warning" not in err),
+                  "%s: %s -> %s (%s)" % (cmd[0], second, said or "silent", err.strip()[:200]))
     own = os.path.join(tmp, "own.yaml")  # --json naming the model replaced the model with the table
     shutil.copy(pend, own)
     rc, _, err = run("compare", own, "--solvers", "pgs", "--steps", "2", "--json", own)
