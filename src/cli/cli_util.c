@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -94,6 +96,29 @@ void tsr_cli_warn_centroids(const TsrModel *m) {
               "them around the origin\n",
               m->path, bd->mark.line, bd->mark.col, bd->name, off);
   }
+}
+
+int tsr_cli_output_file(const char *opt, const char *path, const char *model, char **resolved) {
+  *resolved = NULL;
+  struct stat sl, st, sm;
+  if (lstat(path, &sl) != 0) return 0;  // a new file
+  if (stat(path, &st) != 0) return 0;   // a dangling link: replaced by the file
+  if (!S_ISREG(st.st_mode)) {
+    tsr_cli_error("%s: %s is not a regular file (%s); name a file to write", opt, path,
+                  S_ISDIR(st.st_mode)    ? "a folder"
+                  : S_ISFIFO(st.st_mode) ? "a pipe"
+                                         : "a device or socket");
+    return 2;
+  }
+  if (model && stat(model, &sm) == 0 && sm.st_dev == st.st_dev && sm.st_ino == st.st_ino) {
+    tsr_cli_error("%s: %s is the model file", opt, path);
+    return 2;
+  }
+  if (S_ISLNK(sl.st_mode) && !(*resolved = realpath(path, NULL))) {
+    tsr_cli_error("%s: %s: %s", opt, path, strerror(errno));
+    return 2;
+  }
+  return 0;
 }
 
 // The joint's own rows when none of them has compliance; 0 otherwise (a

@@ -475,21 +475,23 @@ int tsr_cmd_compare(int argc, char **argv) {
   }
   // An unwritable --json path is bad input: said before the runs, exit 2
   // (it was found after them, as a failure).
+  char *json_file = NULL;  // --json's file when it is a symbolic link
   if (json) {
-    // --json naming the model itself replaced the model with the table.
-    struct stat sj, sm;
-    if (stat(json, &sj) == 0 && stat(o.model, &sm) == 0 && sj.st_dev == sm.st_dev && sj.st_ino == sm.st_ino) {
-      tsr_cli_error("--json: %s is the model file", json);
+    // --json naming the model itself replaced the model with the table, and
+    // --json /dev/null replaced the device with a regular file.
+    if (tsr_cli_output_file("--json", json, o.model, &json_file)) {
       free(list);
       tsr_run_options_free(&o);
       free(args);
       return 2;
     }
+    if (json_file) json = json_file;
     char *tmp;
     FILE *f = open_json_tmp(json, &tmp);
     if (f) fclose(f), remove(tmp);
     free(tmp);
     if (!f) {
+      free(json_file);
       free(list);
       tsr_run_options_free(&o);
       free(args);
@@ -501,6 +503,7 @@ int tsr_cmd_compare(int argc, char **argv) {
   if (replay) {
     status = tsr_compare_replay(&o, replay, names, ns, cond, rows);
     if (status < 0) {
+      free(json_file);
       free(list);
       tsr_run_options_free(&o);
       free(args);
@@ -529,6 +532,7 @@ int tsr_cmd_compare(int argc, char **argv) {
     }
   }
   if (status != 2 && json && write_json(json, o.model, replay, ns, rows)) status = 1;
+  free(json_file);
   free(list);
   tsr_run_options_free(&o);
   free(args);

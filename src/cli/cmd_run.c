@@ -95,6 +95,14 @@ int tsr_cmd_run(int argc, char **argv) {
     tsr_run_options_free(&o);
     return 2;
   }
+  // -o naming the model replaced it with the run file (and a failed run
+  // then removed it), -o /dev/null the device with a regular file.
+  if (tsr_cli_output_file("-o", o.output, o.model, &o.output_resolved)) {
+    tsr_model_free(&model);
+    tsr_run_options_free(&o);
+    return 2;
+  }
+  if (o.output_resolved) o.output = o.output_resolved;
   struct stat sb;
   if (!o.overwrite && stat(o.output, &sb) == 0) {
     tsr_cli_error("%s exists (use --overwrite to replace it)", o.output);
@@ -135,21 +143,26 @@ int tsr_cmd_run(int argc, char **argv) {
       .n_overrides = n_overrides,
       .overrides = (const char *const *)overrides,
   };
-  TsrRunWriter *writer = tsr_run_writer_open(o.output, o.overwrite, &model, &info, err, sizeof err);
+  // The run file is staged under a temporary name and given its own only
+  // once the VTK folder is known to be good: a bad --vtk leaves an earlier
+  // run file of that name as it was (with --overwrite it was replaced, and
+  // then removed, before anything was simulated).
+  TsrRunWriter *writer = tsr_run_writer_stage(o.output, o.overwrite, &model, &info, err, sizeof err);
   tsr_strings_free(overrides, n_overrides);
-  if (!writer) {
-    tsr_cli_error("%s", err);
-    tsr_world_free(&world);
-    tsr_model_free(&model);
-    tsr_run_options_free(&o);
-    return 2;
-  }
-
   TsrVtkWriter *vtk = NULL;
-  if (o.vtk_dir && !(vtk = tsr_vtk_writer_open(o.vtk_dir, &model, err, sizeof err))) {
+  int bad = !writer;
+  if (bad) tsr_cli_error("%s", err);
+  if (!bad && o.vtk_dir && !(vtk = tsr_vtk_writer_open(o.vtk_dir, &model, err, sizeof err))) {
     tsr_cli_error("--vtk: %s", err);
-    tsr_run_writer_close(&writer, 0);
-    remove(o.output);  // nothing was simulated: leave no file that looks like a run
+    bad = 1;
+  }
+  if (!bad && tsr_run_writer_publish(writer, err, sizeof err)) {
+    tsr_cli_error("%s", err);
+    bad = 1;
+  }
+  if (bad) {
+    if (vtk) tsr_vtk_writer_close(&vtk);
+    tsr_run_writer_close(&writer, 0);  // (an unpublished file is removed)
     tsr_world_free(&world);
     tsr_model_free(&model);
     tsr_run_options_free(&o);
@@ -236,10 +249,20 @@ int tsr_cmd_run(int argc, char **argv) {
     }
   }
   tsr_cli_progress_end(&progress, 1);
-  if (vtk && tsr_vtk_writer_close(&vtk)) tsr_cli_error("--vtk: cannot finish the .pvd files in %s", o.vtk_dir);
+  // (a .pvd that could not be written fails the command, exit 1, but not the
+  // run file, which is whole)
+  int vtk_failed = vtk && tsr_vtk_writer_close(&vtk);
+  if (vtk_failed) tsr_cli_error("--vtk: cannot finish the .pvd files in %s", o.vtk_dir);
   int interrupted = tsr_stop_requested();
   int complete = !status && !interrupted;
-  if (tsr_run_writer_close(&writer, complete) && complete) {
+  int closed = tsr_run_writer_close(&writer, complete);
+  if (closed == -2) {
+    tsr_cli_error(
+        "%s: the run file holds the whole run (complete = 1) but could not be closed cleanly%s%s; "
+        "`h5clear -s %s` lets other HDF5 readers open it",
+        o.output, errno ? ": " : "", errno ? strerror(errno) : "", o.output);
+    status = 1;
+  } else if (closed && complete) {
     tsr_cli_error("%s: cannot finish the run file%s%s", o.output, errno ? ": " : "", errno ? strerror(errno) : "");
     status = 1;
     complete = 0;
@@ -254,6 +277,7 @@ int tsr_cmd_run(int argc, char **argv) {
                     o.output);
     status = 130;
   }
+  if (vtk_failed && !status) status = 1;
   if (complete && !o.quiet)
     fprintf(stderr, "%s: %ld steps in %.2f s wall -> %s\n", model.name, world.step,
             tsr_now_seconds() - progress.t_start, o.output);

@@ -14,6 +14,14 @@ int tsr_cmd_compare(int argc, char **argv);
 // "tessera: error: ..." on stderr (usage errors, files that cannot be opened).
 void tsr_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+// An output file the command will replace (a run file, --json): refused,
+// said under opt ("-o", "--json"), when it exists and is not a regular
+// file (a folder, a device such as /dev/null, a pipe: a rename would put a
+// regular file in its place), or when it is the model file itself. A
+// symbolic link is followed: *resolved (free it) is then the file it names,
+// which is what gets replaced, else NULL. 0, or 2 when refused.
+int tsr_cli_output_file(const char *opt, const char *path, const char *model, char **resolved);
+
 // One command-line argument as an option. "--name=value" is the option
 // "--name" with the value "value" (split at the first '='); any other
 // argument ("-o", "--name", a file name) is its own name with no value.

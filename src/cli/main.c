@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `tessera` entry point: dispatches to one subcommand.
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,10 @@ int main(int argc, char **argv) {
 }
 
 static int dispatch(int argc, char **argv) {
+  // A file grown past `ulimit -f` fails its write with EFBIG, which the
+  // writers report (the run file keeps complete = 0), instead of SIGXFSZ
+  // killing the process without a word.
+  signal(SIGXFSZ, SIG_IGN);
   tsr_chol_blas_single_thread();  // before any step: see linalg/chol.c
   tsr_run_file_library_init();    // before any HDF5 call: see io/run_file.h
   if (argc < 2) {

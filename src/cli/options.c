@@ -149,6 +149,8 @@ usage_error:
 void tsr_run_options_free(TsrRunOptions *o) {
   free(o->sets);
   o->sets = NULL;
+  free(o->output_resolved);
+  o->output_resolved = NULL;
 }
 
 // One "--flag value" string of the override list, or the list's end on

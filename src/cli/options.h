@@ -20,7 +20,8 @@ typedef struct {
   const char *duration_arg;                 // --duration as given (for the run file's overrides)
   double progress;                          // --progress S (run): seconds between log lines; NaN when not given
   int n_sets;
-  const char **sets;  // --set KEY=VALUE, in order
+  const char **sets;      // --set KEY=VALUE, in order
+  char *output_resolved;  // owned: the file a symbolic-link -o names (output then points here)
 } TsrRunOptions;
 
 // Parses argv (argv[0] is the command name, which prefixes the messages). Returns -1 to go on, or an exit

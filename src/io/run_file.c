@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <hdf5.h>
 
@@ -182,6 +183,8 @@ typedef struct {
 struct TsrRunWriter {
   hid_t file;
   char *path;
+  char *staged;  // the temporary name the file is created under until published (NULL after)
+  int overwrite;
   int n_bodies;
   TsrStream s[S_COUNT];
   int64_t rows_total, contacts_total;
@@ -191,6 +194,7 @@ struct TsrRunWriter {
   long flushed_frames, flushed_steps;
   long flushes;
   int failed;
+  int io_errno;  // a write or flush the file refused (its errno): the file is left as its last flush made it
   char err[256];
 };
 
@@ -395,19 +399,88 @@ static void format_utc(char *buf, size_t len) {
   strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+// Closes what is open (quietly: a failure here was reported, or the file is
+// being discarded), removes a file never published, frees w.
 static void writer_free(TsrRunWriter *w) {
   if (!w) return;
-  for (int i = 0; i < S_COUNT; i++) {
-    if (w->s[i].dset >= 0) H5Dclose(w->s[i].dset);
-    free(w->s[i].buf);
+  if (w->io_errno && !w->staged) {
+    // A write failed (no space, a file size limit, an I/O error): the file
+    // is left as its last successful flush made it, which SWMR keeps whole
+    // for readers, and not closed. Closing would flush the metadata of the
+    // failed appends, and those writes, refused in part beyond a limit that
+    // lets the ones in place through, left a file no reader could open
+    // (`ulimit -f`). The handle is left to the process's exit, where HDF5
+    // does not flush (H5dont_atexit, tsr_run_file_library_init).
+    for (int i = 0; i < S_COUNT; i++) free(w->s[i].buf);
+    free(w->path);
+    free(w);
+    return;
   }
-  if (w->file >= 0) H5Fclose(w->file);
+  H5E_BEGIN_TRY {
+    for (int i = 0; i < S_COUNT; i++)
+      if (w->s[i].dset >= 0) H5Dclose(w->s[i].dset);
+    if (w->file >= 0) H5Fclose(w->file);
+  }
+  H5E_END_TRY;
+  for (int i = 0; i < S_COUNT; i++) free(w->s[i].buf);
+  if (w->staged) unlink(w->staged);
+  free(w->staged);
   free(w->path);
   free(w);
 }
 
+// The staging name of path: beside it (a rename within one folder), hidden,
+// with the process id: "DIR/.NAME.tessera-PID.tmp".
+static char *staging_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  size_t dir = slash ? (size_t)(slash - path) + 1 : 0, len = strlen(path) + 40;
+  char *t = malloc(len);
+  if (t) snprintf(t, len, "%.*s.%s.tessera-%ld.tmp", (int)dir, path, path + dir, (long)getpid());
+  return t;
+}
+
+int tsr_run_writer_publish(TsrRunWriter *w, char *err, int errlen) {
+  if (!w || !w->staged) return 0;
+  int rc;
+  if (w->overwrite) {
+    // Atomic: a reader holding the old file keeps it whole, and a run still
+    // writing it goes on into its own (now nameless) file; the old file was
+    // truncated in place before, under both.
+    rc = rename(w->staged, w->path);
+  } else {
+    // link() fails when the name exists: a file that appeared since the
+    // caller's check is not replaced.
+    rc = link(w->staged, w->path);
+    if (rc && errno != EEXIST) {  // (a file system without hard links)
+      struct stat st;
+      if (stat(w->path, &st) == 0)
+        errno = EEXIST;
+      else
+        rc = rename(w->staged, w->path);
+    } else if (!rc) {
+      unlink(w->staged);
+    }
+  }
+  if (rc) {
+    int e = errno;
+    tsr_run_file_set_err(err, errlen, e == EEXIST ? "%s exists (use --overwrite)" : "cannot create %s: %s", w->path,
+                         strerror(e));
+    return -1;
+  }
+  free(w->staged);
+  w->staged = NULL;
+  return 0;
+}
+
 TsrRunWriter *tsr_run_writer_open(const char *path, int overwrite, const TsrModel *model, const TsrRunInfo *info,
                                   char *err, int errlen) {
+  TsrRunWriter *w = tsr_run_writer_stage(path, overwrite, model, info, err, errlen);
+  if (w && tsr_run_writer_publish(w, err, errlen)) writer_free(w), w = NULL;
+  return w;
+}
+
+TsrRunWriter *tsr_run_writer_stage(const char *path, int overwrite, const TsrModel *model, const TsrRunInfo *info,
+                                   char *err, int errlen) {
   if (err && errlen > 0) err[0] = '\0';
   if (!path || !model) {
     tsr_run_file_set_err(err, errlen, "run file: no path or model");
@@ -428,6 +501,13 @@ TsrRunWriter *tsr_run_writer_open(const char *path, int overwrite, const TsrMode
     return NULL;
   }
   w->path = strdup(path);
+  w->staged = staging_name(path);
+  w->overwrite = overwrite;
+  if (!w->path || !w->staged) {
+    tsr_run_file_set_err(err, errlen, "%s: out of memory", path);
+    free(w->path), free(w->staged), free(w);
+    return NULL;
+  }
   w->n_bodies = model->n_bodies;
   for (int i = 0; i < S_COUNT; i++) w->s[i].dset = H5I_INVALID_HID;
   w->file = H5I_INVALID_HID;
@@ -437,8 +517,11 @@ TsrRunWriter *tsr_run_writer_open(const char *path, int overwrite, const TsrMode
   H5E_BEGIN_TRY {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
-    // EXCL even after the stat() above: a file appearing in between is not clobbered.
-    w->file = H5Fcreate(path, overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+    // Created under the staging name (EXCL: a leftover of a killed run with
+    // the same process id is not ours to reuse) and published by name once
+    // written: path itself is never truncated in place.
+    unlink(w->staged);
+    w->file = H5Fcreate(w->staged, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
     if (w->file < 0) goto out;
     what = "write attributes of";
@@ -482,12 +565,14 @@ TsrRunWriter *tsr_run_writer_open(const char *path, int overwrite, const TsrMode
   }
   H5E_END_TRY;
   if (!ok) {
-    int e = errno;
-    if (w->file < 0 && e)
+    // HDF5 leaves errno as the failed system call set it: the reason when
+    // the file could not be created, or a write that failed (no space).
+    int e = errno, io = e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EROFS;
+    if ((w->file < 0 && e) || io)
       tsr_run_file_set_err(err, errlen, "cannot %s %s: %s", what, path, strerror(e));
     else
       tsr_run_file_set_err(err, errlen, "cannot %s %s (HDF5 error)", what, path);
-    writer_free(w);
+    writer_free(w);  // (and the staged file with it)
     return NULL;
   }
   w->last_flush = tsr_now_seconds();
@@ -554,6 +639,7 @@ static int spill(TsrRunWriter *w) {
   if (!ok) {
     int e = errno;
     w->failed = 1;
+    w->io_errno = e ? e : EIO;
     snprintf(w->err, sizeof w->err, "%s: cannot write: %s", w->path, e ? strerror(e) : "HDF5 error");
     errno = e;
     return -1;
@@ -572,6 +658,7 @@ int tsr_run_writer_flush(TsrRunWriter *w) {
   if (st < 0) {
     int e = errno;
     w->failed = 1;
+    w->io_errno = e ? e : EIO;
     snprintf(w->err, sizeof w->err, "%s: cannot flush: %s", w->path, e ? strerror(e) : "HDF5 error");
     errno = e;
     return -1;
@@ -664,19 +751,46 @@ int tsr_run_writer_close(TsrRunWriter **pw, int complete) {
   *pw = NULL;
   int rc = 0, reason = 0;  // reason: errno of the first failure (ENOSPC, EIO, ...)
   errno = 0;
-  if (w->failed || tsr_run_writer_flush(w)) close_failed(&rc, &reason);
-  // `complete` was created before SWMR started; rewriting an existing
-  // attribute's value is allowed in SWMR mode (creating one is not).
-  int32_t c = (complete && rc == 0) ? 1 : 0;
+  if (w->staged) complete = 0;  // never published: discarded below
+  if (w->failed || tsr_run_writer_flush(w)) {
+    if (w->io_errno && !w->staged) {
+      int e = w->io_errno;
+      writer_free(w);  // left as its last flush made it (complete = 0)
+      errno = e;
+      return -1;
+    }
+    close_failed(&rc, &reason);
+  }
+  // Everything but `complete` is closed and on disk before it is set, so
+  // that a write failing on the way (no space) leaves complete = 0: it was
+  // set first, and the closes after it could fail under a file marked
+  // complete. `complete` was created before SWMR started; rewriting an
+  // existing attribute's value is allowed in SWMR mode (creating one is not).
+  int32_t c = 1;
+  int marked = 0;  // complete = 1 is on disk
   H5E_BEGIN_TRY {
-    hid_t a = H5Aopen(w->file, "complete", H5P_DEFAULT);
-    if (a < 0 || H5Awrite(a, H5T_NATIVE_INT32, &c) < 0) close_failed(&rc, &reason);
-    if (a >= 0) H5Aclose(a);
     for (int i = 0; i < S_COUNT; i++) {
       if (w->s[i].dset >= 0 && H5Dclose(w->s[i].dset) < 0) close_failed(&rc, &reason);
       w->s[i].dset = H5I_INVALID_HID;
     }
-    if (H5Fclose(w->file) < 0) close_failed(&rc, &reason);
+    if (rc == 0 && H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) close_failed(&rc, &reason);
+    if (complete && rc == 0) {
+      hid_t a = H5Aopen(w->file, "complete", H5P_DEFAULT);
+      if (a < 0 || H5Awrite(a, H5T_NATIVE_INT32, &c) < 0 || H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
+        close_failed(&rc, &reason);
+        c = 0;  // (and back, as far as the file still takes writes)
+        if (a >= 0 && H5Awrite(a, H5T_NATIVE_INT32, &c) >= 0) H5Fflush(w->file, H5F_SCOPE_GLOBAL);
+      } else {
+        marked = 1;
+      }
+      if (a >= 0) H5Aclose(a);
+    }
+    // What fails here after complete = 1 is on disk is the superblock's
+    // last write (its open-for-writing flag): the run is all there (-2).
+    if (H5Fclose(w->file) < 0) {
+      close_failed(&rc, &reason);
+      if (marked) rc = -2;
+    }
     w->file = H5I_INVALID_HID;
   }
   H5E_END_TRY;

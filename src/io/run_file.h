@@ -73,11 +73,27 @@ typedef struct TsrRunWriter TsrRunWriter;
 
 // Creates the file (fails if it exists and overwrite is 0) and writes the
 // root attributes (complete = 0) and /model. NULL on failure, message in err.
+// The file is written under a temporary name beside path and then renamed
+// to it (tsr_run_writer_stage, tsr_run_writer_publish): path is replaced
+// whole, never truncated in place (a reader or another run holding the old
+// file keeps it), and a failed open leaves path as it was.
 TsrRunWriter *tsr_run_writer_open(const char *path, int overwrite, const TsrModel *model, const TsrRunInfo *info,
                                   char *err, int errlen);
+// The same without the rename: the caller checks what else the run needs
+// (a VTK folder) first, then publishes; a writer closed unpublished removes
+// its file and leaves path untouched.
+TsrRunWriter *tsr_run_writer_stage(const char *path, int overwrite, const TsrModel *model, const TsrRunInfo *info,
+                                   char *err, int errlen);
+// Gives the staged file its name (an existing one is replaced only with
+// overwrite). 0, or -1 with the message in err (the writer stays staged).
+int tsr_run_writer_publish(TsrRunWriter *w, char *err, int errlen);
 int tsr_run_writer_frame(TsrRunWriter *w, const TsrFrame *f);
 int tsr_run_writer_step(TsrRunWriter *w, const TsrStepStats *s);
-// Flushes everything, sets `complete`, closes. Frees w in every case.
+// Flushes everything, closes the datasets, sets `complete` (when asked and
+// everything before succeeded) and closes. Frees w in every case. 0; -1;
+// -2 when only the last close failed, complete = 1 already on disk (the
+// file holds the whole run, its superblock still marked open for writing:
+// other HDF5 readers need `h5clear -s` first).
 // On failure errno holds the system's reason for the first write that
 // failed (ENOSPC, EIO, ...), or 0 when there is none.
 int tsr_run_writer_close(TsrRunWriter **w, int complete);

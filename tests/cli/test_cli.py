@@ -15,6 +15,7 @@ import shutil
 import re
 import resource
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -179,7 +180,7 @@ joints:
     for bad in ("", tmp):  # an empty name or a folder passed that test and failed after the runs (exit 1)
         t0 = time.monotonic()
         rc, _, err = run("compare", pend, "--solvers", "pgs", "--steps", "100000", "--json=" + bad)
-        check(rc == 2 and "not a file name" in err and time.monotonic() - t0 < 30,
+        check(rc == 2 and ("not a file name" in err or "not a regular file" in err) and time.monotonic() - t0 < 30,
               "compare --json=%r: exit 2 before the runs (%d: %s)" % (bad, rc, err.strip()[:100]))
     # /stats/coupling_iterations is k of Algorithm 1, at most k_max, also on
     # steps re-run on a merged partition (the re-run's k was added to it:
@@ -671,6 +672,55 @@ with tempfile.TemporaryDirectory() as tmp:
           and len(rows) == 2 and all(r["mean_ms"] is None and r["median_err"] is None and r["steps"] == 0
                                      for r in rows),
           "compare: a solver failing at its first step shows '-', not 0.000 (%r)" % p.stdout[-400:])
+
+# Output files are replaced whole, never truncated in place or taken from
+# under what they name.
+with tempfile.TemporaryDirectory() as tmp:
+    pend = os.path.join(EXAMPLES, "pendulum.yaml")
+    model = os.path.join(tmp, "p.yaml")
+    shutil.copy(pend, model)
+    text = open(model).read()
+    # -o naming the model: it became the run file (and a failed --vtk then deleted it).
+    rc, _, err = run("run", model, "-o", model, "--overwrite", "--steps", "2")
+    check(rc == 2 and "is the model file" in err and open(model).read() == text,
+          "run -o MODEL --overwrite: exit 2, the model kept (%d: %s)" % (rc, err.strip()[:100]))
+    # A pipe or device named by -o or --json stays one (a rename put a regular file there).
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    for args in (("run", model, "-o", fifo, "--overwrite", "--steps", "2"),
+                 ("compare", model, "--solvers", "pgs", "--steps", "2", "--json", fifo)):
+        rc, _, err = run(*args)
+        check(rc == 2 and "not a regular file" in err and stat.S_ISFIFO(os.stat(fifo).st_mode),
+              "%s onto a pipe: exit 2, the pipe kept (%d: %s)" % (args[0], rc, err.strip()[:100]))
+    # A bad --vtk with --overwrite: refused before anything is written, the
+    # earlier run file kept byte for byte (it was replaced, then removed).
+    h5 = os.path.join(tmp, "keep.h5")
+    rc, _, _ = run("run", model, "-o", h5, "--steps", "3", "--quiet")
+    before = open(h5, "rb").read()
+    afile = os.path.join(tmp, "afile")
+    open(afile, "w").close()
+    rc, _, err = run("run", model, "-o", h5, "--overwrite", "--steps", "2", "--vtk", afile)
+    check(rc == 2 and os.path.exists(h5) and open(h5, "rb").read() == before
+          and not [f for f in os.listdir(tmp) if ".tessera-" in f],
+          "run --overwrite with a bad --vtk: exit 2, the old run file kept, no staging file (%d: %s)"
+          % (rc, err.strip()[:100]))
+    # A file size limit (ulimit -f): the write fails with EFBIG, said, exit 1,
+    # and the file stays readable as its last flush left it, complete = 0
+    # (SIGXFSZ killed the process without a word; closing after the refused
+    # writes left a file no reader could open).
+    big = os.path.join(tmp, "big.h5")
+    p = subprocess.run([TESSERA, "run", os.path.join(EXAMPLES, "chain_drop.yaml"), "-o", big, "--solver", "pgs",
+                        "--steps", "400", "--quiet"], capture_output=True, text=True, timeout=300,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (3 << 20, 3 << 20)))
+    frames = complete = None
+    rc_i, out_i, _ = run("info", big, "--json")
+    if rc_i == 0:
+        info = json.loads(out_i)
+        frames, complete = info.get("frames"), info.get("complete")
+    check(p.returncode == 1 and "File too large" in p.stderr and rc_i == 0 and complete is False
+          and frames is not None and frames > 0,
+          "a file size limit: exit 1, said, the file readable with its frames, complete = 0 (%d, %s frames, "
+          "info %d: %s)" % (p.returncode, frames, rc_i, p.stderr.strip()[-160:]))
 
 print("%d failed" % len(failures))
 sys.exit(1 if failures else 0)

@@ -5,6 +5,7 @@
 // independently of the code that wrote it.
 #include "io/run_file.h"
 
+#include <dirent.h>
 #include <hdf5.h>
 #include <stdint.h>
 #include <string.h>
@@ -304,6 +305,69 @@ static void test_overwrite(void) {
   synth_model_free(&m);
 }
 
+// Frames of /frames/time through an open file handle.
+static long frames_of(hid_t f) {
+  hid_t d = H5Dopen2(f, "/frames/time", H5P_DEFAULT);
+  if (d < 0) return -1;
+  hid_t sp = H5Dget_space(d);
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(sp, &n, NULL);
+  H5Sclose(sp), H5Dclose(d);
+  return (long)n;
+}
+
+// Entries of dir whose name holds "tessera-" (a staging file left behind).
+static int staging_files(const char *dir) {
+  DIR *d = opendir(dir);
+  int n = 0;
+  for (struct dirent *e; d && (e = readdir(d));) n += strstr(e->d_name, ".tessera-") != NULL;
+  if (d) closedir(d);
+  return n;
+}
+
+// --overwrite replaces the file whole: a reader holding the old file keeps
+// reading all of it (it was truncated in place under the reader), and a
+// writer staged but closed unpublished leaves the old file and no other.
+static void test_overwrite_replaces(void) {
+  ENSURE(write_run(path_c, 1, 1) == 0);
+  hid_t old = H5Fopen(path_c, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ENSURE(old >= 0 && frames_of(old) == NF);
+  TsrModel m;
+  synth_model(&m, NB);
+  TsrRunInfo info = synth_info();
+  char err[256] = "";
+  TsrRunWriter *w = tsr_run_writer_open(path_c, 1, &m, &info, err, sizeof err);
+  ENSURE_MSG(w != NULL, "%s", err);
+  ENSURE(tsr_run_writer_close(&w, 1) == 0);
+  ENSURE_MSG(frames_of(old) == NF, "the old file's reader sees %ld frames", frames_of(old));
+  H5Fclose(old);
+  TsrRunSummary s;
+  ENSURE(tsr_run_file_summary(path_c, &s, err, sizeof err) == 0 && s.frames == 0 && s.complete == 1);
+  // Staged, never published: path_c is the file just written, untouched.
+  ENSURE(write_run(path_c, 1, 1) == 0);
+  w = tsr_run_writer_stage(path_c, 1, &m, &info, err, sizeof err);
+  ENSURE_MSG(w != NULL, "%s", err);
+  ENSURE(tsr_run_writer_close(&w, 1) == 0);
+  ENSURE(tsr_run_file_summary(path_c, &s, err, sizeof err) == 0 && s.frames == NF && s.complete == 1);
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s", path_c);
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = '\0';
+  ENSURE_MSG(staging_files(slash ? dir : ".") == 0, "a staging file was left in %s", slash ? dir : ".");
+  // Published without overwrite over a file that appeared since it was
+  // staged: refused, and that file kept.
+  unlink(path_c);
+  w = tsr_run_writer_stage(path_c, 0, &m, &info, err, sizeof err);
+  ENSURE_MSG(w != NULL, "%s", err);
+  ENSURE(write_run(path_c, 0, 1) == 0);
+  ENSURE(tsr_run_writer_publish(w, err, sizeof err) == -1 && strstr(err, "exists") != NULL);
+  tsr_run_writer_close(&w, 1);
+  ENSURE(tsr_run_file_summary(path_c, &s, err, sizeof err) == 0 && s.frames == NF && s.complete == 1);
+  ENSURE(staging_files(slash ? dir : ".") == 0);
+  synth_model_free(&m);
+  unlink(path_c);
+}
+
 static void test_summary(void) {
   TsrRunSummary s;
   char err[256];
@@ -361,6 +425,7 @@ int main(void) {
   RUN_TEST(test_round_trip);
   RUN_TEST(test_incomplete);
   RUN_TEST(test_overwrite);
+  RUN_TEST(test_overwrite_replaces);
   RUN_TEST(test_summary);
   RUN_TEST(test_bad_inputs);
   if (!tsr_test_failures) unlink(path_a), unlink(path_b);
