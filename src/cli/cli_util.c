@@ -60,6 +60,10 @@ int tsr_cli_warn_overlaps(const TsrModel *m) {
   TsrOverlap top[SHOWN];
   char err[256] = "";
   int n = tsr_contact_overlaps(m, top, SHOWN, err, sizeof err);
+  if (n == -2) {  // nothing could be simulated: bad input
+    fprintf(stderr, "%s: error: at the start, %s\n", m->path, err);
+    return -1;
+  }
   if (n <= 0) return 0;
   for (int k = 0; k < n && k < SHOWN; k++) {
     const TsrBodyDef *a = &m->bodies[top[k].body[0]], *b = &m->bodies[top[k].body[1]];

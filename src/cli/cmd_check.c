@@ -84,7 +84,13 @@ int tsr_cmd_check(int argc, char **argv) {
   printf("solver: %s, partitioning: %s\n", tsr_solver_type_name(m.settings.solver.type),
          tsr_partition_label(&m.settings, partitioning, sizeof partitioning));
   fflush(stdout);  // the summary first, then any warning (stderr)
-  printf("initial overlaps: %d\n", tsr_cli_warn_overlaps(&m));
+  int overlaps = tsr_cli_warn_overlaps(&m);
+  if (overlaps < 0) {
+    tsr_model_free(&m);
+    tsr_run_options_free(&o);
+    return 2;
+  }
+  printf("initial overlaps: %d\n", overlaps);
   tsr_cli_warn_centroids(&m);
   tsr_cli_warn_output(&m);
   tsr_cli_warn_redundant(&m);

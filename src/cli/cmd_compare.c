@@ -109,7 +109,10 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
   model.settings.solver.type = (TsrSolverType)t;
   int kmax = tsr_world_kmax(&model, (TsrSolverType)t);
   tsr_cli_apply_threads(model.settings.solver.threads);
-  if (warn) tsr_cli_warn_overlaps(&model);
+  if (warn && tsr_cli_warn_overlaps(&model) < 0) {
+    tsr_model_free(&model);
+    return 2;
+  }
   TsrWorld w;
   char err[512] = "";
   if (tsr_world_create(&w, &model, err, sizeof err)) {

@@ -111,7 +111,11 @@ int tsr_cmd_run(int argc, char **argv) {
     return 2;
   }
   tsr_cli_apply_threads(model.settings.solver.threads);
-  tsr_cli_warn_overlaps(&model);
+  if (tsr_cli_warn_overlaps(&model) < 0) {
+    tsr_model_free(&model);
+    tsr_run_options_free(&o);
+    return 2;
+  }
   tsr_cli_warn_output(&model);
   tsr_cli_warn_redundant(&model);
 

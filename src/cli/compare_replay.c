@@ -194,7 +194,10 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
   // reference and each candidate alike.
   model.settings.solver.type = (TsrSolverType)rt;
   tsr_cli_apply_threads(model.settings.solver.threads);
-  tsr_cli_warn_overlaps(&model);
+  if (tsr_cli_warn_overlaps(&model) < 0) {
+    tsr_model_free(&model);
+    return 2;
+  }
   long steps = model.settings.steps;
   Replay r = {.model = &model, .nc = ns, .steps = steps, .rows = rows};
   tsr_partition_init(&r.part_sub);

@@ -46,7 +46,9 @@ int tsr_load_model_for_cli(const TsrRunOptions *o, TsrModel *m);
 // Warns on stderr (FILE:LINE:COL: warning: ..., at the later body's
 // definition) about shapes that start inside one another
 // (tsr_contact_overlaps); prints nothing when none do. Returns the number of
-// overlapping pairs (0 when they cannot be collided: run reports that itself).
+// overlapping pairs (0 when they cannot be collided: run reports that itself),
+// or -1 after an error when so many shapes share one place that no contact
+// detection can take them (the caller exits 2).
 int tsr_cli_warn_overlaps(const TsrModel *m);
 
 // Warns on stderr when the step count is not a multiple of output.every: the

@@ -45,6 +45,9 @@ struct TsrCollider {
   dSpaceID space;
   dSpaceID spec_space;  // speculative broad phase with fixed boxes (spec_callback), or 0
   dGeomID *spec;        // [n_shapes]: the shape's proxy or copy in spec_space, or 0
+  long broad_pairs;     // pairs the sweep and prunes gave last step (refuse_crowded's hint)
+  int crowded;          // the last detection was refused (c->error says why)
+  int crowd_checked;    // crowded_space has run once (the first detection)
   int n_seen, cap_seen;
   int64_t *seen;  // this step's pairs of spec shapes the main broad phase gave (sorted before spec_callback)
   int sap_axes;   // the sweep-and-prune space's axis order (a dSAP_AXES_* value)
@@ -1110,6 +1113,7 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
 
 static void near_callback(void *data, dGeomID o1, dGeomID o2) {
   CollideCtx *x = data;
+  x->cs->collider->broad_pairs++;
   int s0 = (int)(intptr_t)dGeomGetData(o1), s1 = (int)(intptr_t)dGeomGetData(o2);
   if (s0 > s1) {
     int t = s0;
@@ -1145,6 +1149,7 @@ static void near_callback(void *data, dGeomID o1, dGeomID o2) {
 static void spec_callback(void *data, dGeomID a, dGeomID b) {
   CollideCtx *x = data;
   TsrCollider *c = x->cs->collider;
+  c->broad_pairs++;
   int s0 = (int)(intptr_t)dGeomGetData(a), s1 = (int)(intptr_t)dGeomGetData(b);
   if (s0 > s1) {
     int t = s0;
@@ -1360,6 +1365,75 @@ static void collide_planes(CollideCtx *x) {
   }
 }
 
+// Shapes piled in one place (a `count` without a `stride`: 100,000 spheres
+// at one point) give every pair to the sweep and prune: ODE's then builds a
+// list of n^2 / 2 pairs and crashes (SIGSEGV in BoxPruning with 100,000;
+// 15 GB and 49 s of `check` with 10,000). Such a space is counted first,
+// by our own sweep along the space's first axis, and refused above
+// BROAD_PAIRS_MAX pairs of overlapping boxes: with up to 4 contacts of 3
+// rows each per pair, that is already 2.4e7 rows. Fewer shapes than
+// CROWD_SHAPES cannot reach it (n^2 / 2 < BROAD_PAIRS_MAX), and after the
+// first detection a space is counted again only when the last step's
+// broad phases gave more than an eighth of the limit.
+#define BROAD_PAIRS_MAX 2000000L
+#define CROWD_SHAPES 2000
+
+typedef struct {
+  double lo, hi;  // along the first axis
+  double b[6];    // the box
+} SweepBox;
+
+static int cmp_sweep(const void *a, const void *b) {
+  double x = ((const SweepBox *)a)->lo, y = ((const SweepBox *)b)->lo;
+  return (x > y) - (x < y);
+}
+
+// Pairs of overlapping boxes in space, counted up to just past limit; -1
+// when unknown (no memory, or the sweep's tests ran past 64 x limit: a
+// sheet of shapes across the first axis, which ODE's sweep meets too).
+static long crowded_pairs(dSpaceID space, int axis, long limit) {
+  int n = dSpaceGetNumGeoms(space);
+  SweepBox *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+  if (!v) return -1;
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    dReal bb[6];
+    dGeomGetAABB(dSpaceGetGeom(space, i), bb);
+    for (int a = 0; a < 6; a++) v[k].b[a] = (double)bb[a];
+    v[k].lo = v[k].b[2 * axis], v[k].hi = v[k].b[2 * axis + 1];
+    if (isfinite(v[k].lo) && isfinite(v[k].hi)) k++;  // (infinite boxes: ODE keeps them apart too)
+  }
+  qsort(v, (size_t)k, sizeof *v, cmp_sweep);
+  long pairs = 0, tests = 0;
+  for (int i = 0; i < k && pairs <= limit; i++)
+    for (int j = i + 1; j < k && v[j].lo <= v[i].hi && pairs <= limit; j++) {
+      if (++tests > 64 * limit) {
+        free(v);
+        return -1;
+      }
+      int meet = 1;
+      for (int a = 0; a < 3 && meet; a++)
+        if (a != axis) meet = v[j].b[2 * a] <= v[i].b[2 * a + 1] && v[i].b[2 * a] <= v[j].b[2 * a + 1];
+      pairs += meet;
+    }
+  free(v);
+  return pairs;
+}
+
+// 0, or -1 with c->error set when a space is too crowded to sweep.
+static int refuse_crowded(TsrCollider *c, dSpaceID space, const char *what) {
+  if (!space || dSpaceGetNumGeoms(space) < CROWD_SHAPES) return 0;
+  if (c->crowd_checked && c->broad_pairs <= BROAD_PAIRS_MAX / 8) return 0;
+  long pairs = crowded_pairs(space, c->sap_axes & 3, BROAD_PAIRS_MAX);
+  if (pairs <= BROAD_PAIRS_MAX) return 0;
+  snprintf(c->error, sizeof c->error,
+           "more than %ld pairs of shapes%s have overlapping bounding boxes: many bodies share one place (an array "
+           "`count` without a `stride`?); too many to detect contacts between",
+           BROAD_PAIRS_MAX, what);
+  c->crowded = 1;
+  return -1;
+}
+
 // One detection at the reaches in c->extra: the main broad phase, the
 // planes, then the speculative broad phase. 0, or -1 when out of memory.
 static int detect_pass(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
@@ -1367,6 +1441,8 @@ static int detect_pass(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
   cs->n = 0;
   CollideCtx x = {cs, m, b, 0};
   c->n_seen = 0;
+  if (refuse_crowded(c, c->space, "")) return -1;
+  c->broad_pairs = 0;
   dSpaceCollide(c->space, &x, near_callback);
   if (!x.failed) collide_planes(&x);
   if (c->spec_space && !x.failed) {
@@ -1378,6 +1454,7 @@ static int detect_pass(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
       dGeomSetRotation(c->spec[k], dGeomGetRotation(c->geoms[k]));
       spec_proxy_size(c->spec[k], &m->shapes[k], c->margin, c->extra[k]);
     }
+    if (refuse_crowded(c, c->spec_space, " (grown by their reach this step)")) return -1;
     dSpaceCollide(c->spec_space, &x, spec_callback);
   }
   return x.failed ? -1 : 0;
@@ -1463,6 +1540,7 @@ static int detect(void *p) {
   const TsrBodies *b = a->b;
   TsrCollider *c = cs->collider;
   memset(c->push, 0, (size_t)m->n_bodies * sizeof *c->push);  // the first pass: none
+  c->crowded = 0;
   for (int k = 0; k < m->n_shapes; k++) {
     const TsrShapeDef *s = &m->shapes[k];
     int body = s->body;
@@ -1471,7 +1549,9 @@ static int detect(void *p) {
     set_reach(c, s, k, sweep_margin(m, b, k, 0.0));
   }
   choose_sweep_axes(c);
-  if (detect_pass(cs, m, b)) return -1;
+  int rc = detect_pass(cs, m, b);
+  c->crowd_checked = 1;
+  if (rc) return -1;
   // Pushed bodies against the fixed shapes they can now reach.
   if (find_pushers(cs, m, b) > 0 && push_to_fixed(cs, m, b)) return -1;
   for (int i = 0; i < cs->n; i++) cs->c[i].match = i;
@@ -1490,8 +1570,9 @@ int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
     cs->n = 0;
     return -1;
   }
-  if (rc) snprintf(c->error, sizeof c->error, "out of memory");
+  if (rc && !c->crowded) snprintf(c->error, sizeof c->error, "out of memory");
   return rc ? -1 : 0;
 }
 
 const char *tsr_contact_collider_error(const TsrCollider *c) { return c->error; }
+int tsr_contact_collider_crowded(const TsrCollider *c) { return c->crowded; }

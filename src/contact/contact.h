@@ -137,7 +137,9 @@ typedef struct {
 // Collides the model's shapes at t = 0 (overlap.c). Returns how many pairs of
 // shapes overlap by more than TSR_OVERLAP_FRACTION of their size, and fills
 // out[0..min(that, max_out)) with the deepest relative to size, deepest
-// first; -1 with a message in err when the shapes cannot be collided.
+// first; -1 with a message in err when the shapes cannot be collided, -2
+// when that is because too many share one place (tsr_contact_detect refuses
+// a sweep and prune of over 2e6 pairs of overlapping boxes).
 int tsr_contact_overlaps(const TsrModel *m, TsrOverlap *out, int max_out, char *err, int errlen);
 
 const char *tsr_contact_shape_name(TsrShapeType t);

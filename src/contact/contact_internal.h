@@ -14,6 +14,8 @@ void tsr_contact_collider_free(TsrCollider **c);
 // memory or when ODE raised an internal error (ode_trap.h; the collider is
 // then not used again): tsr_contact_collider_error says which.
 int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b);
+// 1 when the last detection was refused: too many shapes share one place.
+int tsr_contact_collider_crowded(const TsrCollider *c);
 const char *tsr_contact_collider_error(const TsrCollider *c);
 
 // match.c: sets c[i].match against cs->prev.

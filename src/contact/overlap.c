@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "contact/contact.h"
+#include "contact/contact_internal.h"
 #include "dynamics/bodies.h"
 
 // Keeps out[0..*n) sorted by decreasing depth / size, at most max_out long.
@@ -55,7 +56,8 @@ int tsr_contact_overlaps(const TsrModel *m, TsrOverlap *out, int max_out, char *
         if (max_out > 0) keep_deepest(o, out, max_out, &n);
       }
     } else {
-      snprintf(err, (size_t)errlen, "collision detection failed");
+      snprintf(err, (size_t)errlen, "%s", tsr_contact_error(&cs));
+      if (cs.collider && tsr_contact_collider_crowded(cs.collider)) pairs = -2;
     }
   }
   tsr_contact_free(&cs);
