@@ -221,7 +221,9 @@ static int parse_children(Parser *p, TsrYNode *n, int depth) {
         // keep the first value so the other checks still run.
         tsr_diag_error(p->diag, p->file, &child->mark, "duplicate key '%s' (first given at %s)", child->value, where);
         p->duplicates++;
-        tsr_ytree_free(child);
+        // Kept, not freed: an anchor on the key ("&k a: 2") is registered
+        // and a later alias (*k) copies it (freed, it was read after free).
+        tsr_ytree_append(p->discarded, child);
         tsr_ytree_append(p->discarded, value);
         continue;
       }

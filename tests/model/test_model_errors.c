@@ -276,6 +276,16 @@ static const Case cases[] = {
      {NULL},
      {"m.yaml:3:1: error: duplicate key 'name' (first given at 2:1)",
       "m.yaml:4:23: error: duplicate key 'step' (first given at 4:12)"}},
+    // An anchor on a duplicate key, then an alias of it: the key was freed
+    // while its anchor stayed registered, and the alias copied freed
+    // memory (AddressSanitizer: heap-use-after-free in copy_node).
+    {"dupkey_anchor",
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "&k name: again\n"
+     "description: *k\n",
+     {NULL},
+     {"m.yaml:3:1: error: duplicate key 'name' (first given at 2:1)"}},
     {"multi_doc",
      "format: tessera-model/1\n"
      "name: t\n"
