@@ -36,7 +36,14 @@ static inline TsrVec3 tsr_v3_cross(TsrVec3 a, TsrVec3 b) {
 static inline double tsr_v3_norm(TsrVec3 a) { return sqrt(tsr_v3_dot(a, a)); }
 static inline TsrVec3 tsr_v3_normalize(TsrVec3 a) {
   double n = tsr_v3_norm(a);
-  return n > 0 ? tsr_v3_scale(a, 1.0 / n) : a;
+  if (n > 1e-150 && n < 1e150) return tsr_v3_scale(a, 1.0 / n);
+  // |a|^2 overflows or underflows ([1e200, 0, 1e200] became [0, 0, 0]): by
+  // the largest component first. (Vectors in range keep the plain division,
+  // so results do not change with this branch.)
+  double s = fmax(fabs(a.x), fmax(fabs(a.y), fabs(a.z)));
+  if (!(s > 0) || !isfinite(s)) return a;
+  a = tsr_v3_scale(a, 1.0 / s);
+  return tsr_v3_scale(a, 1.0 / tsr_v3_norm(a));
 }
 static inline TsrVec3 tsr_v3_madd(TsrVec3 a, TsrVec3 b, double s) {
   return tsr_v3(a.x + b.x * s, a.y + b.y * s, a.z + b.z * s);

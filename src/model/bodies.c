@@ -217,10 +217,17 @@ static int read_body(TsrLoadCtx *c, const TsrYNode *n, int index, TsrModel *m, B
     ok &= tsr_model_number(c, mass, "mass", TSR_NUM_POSITIVE, &b->mass);
   } else if (density) {
     double rho = 0;
-    if (tsr_model_number(c, density, "density", TSR_NUM_POSITIVE, &rho))
+    if (tsr_model_number(c, density, "density", TSR_NUM_POSITIVE, &rho)) {
       b->mass = rho * volume;
-    else
+      // (density 1e-300 on a 1e-10 m sphere gave 0 kg, on a 1e200 m one inf)
+      if (shapes_ok && !b->fixed && !(isfinite(b->mass) && b->mass > 0)) {
+        tsr_model_error(c, density, "density %g kg/m^3 x volume %g m^3 gives a mass of %g kg: not a positive number",
+                        rho, volume, b->mass);
+        ok = 0;
+      }
+    } else {
       ok = 0;
+    }
   } else if (!b->fixed) {
     tsr_model_error(c, n, "missing required key 'mass' (or 'density'): a moving body needs one");
     ok = 0;
@@ -228,8 +235,19 @@ static int read_body(TsrLoadCtx *c, const TsrYNode *n, int index, TsrModel *m, B
   const TsrYNode *inertia = tsr_ytree_get(n, "inertia");
   if (inertia) {
     ok &= read_inertia(c, inertia, &b->inertia);
-  } else if (shapes_ok && b->mass > 0) {
+  } else if (shapes_ok && b->mass > 0 && isfinite(b->mass)) {
     b->inertia = tsr_model_shapes_inertia(&m->shapes[*first_shape], *n_shapes, b->mass);
+    const double *I = &b->inertia.m[0][0];
+    int finite = 1;
+    for (int k = 0; k < 9; k++) finite &= isfinite(I[k]) != 0;
+    if (!b->fixed && !(finite && b->inertia.m[0][0] > 0 && b->inertia.m[1][1] > 0 && b->inertia.m[2][2] > 0)) {
+      // (a 1e200 m sphere of a finite mass: m r^2 overflows)
+      tsr_model_error(c, n,
+                      "its shapes' inertia is not a positive finite number (%g, %g, %g kg m^2): give "
+                      "`inertia`, or shapes of a sensible size",
+                      b->inertia.m[0][0], b->inertia.m[1][1], b->inertia.m[2][2]);
+      ok = 0;
+    }
   }
   if (b->fixed) {
     // Fixed bodies never move: whatever mass was given is not used.
@@ -317,6 +335,13 @@ int tsr_model_bodies(TsrLoadCtx *c, const TsrYNode *list, TsrModel *m, TsrBodyDe
       d->position = tsr_v3_madd(b.position, b.stride_position, (double)e);
       d->orientation = b.orientation;
       d->velocity = b.fixed ? tsr_v3(0, 0, 0) : tsr_v3_madd(b.velocity, b.stride_velocity, (double)e);
+      if (!tsr_v3_isfinite(d->position) || !tsr_v3_isfinite(d->velocity)) {  // (position 1e308 + 1e308: inf)
+        tsr_model_error(c, tsr_ytree_get(list->items[i], "stride"),
+                        "element %ld's %s is not finite (stride x index overflows)", e,
+                        tsr_v3_isfinite(d->position) ? "velocity" : "position");
+        free(d->name);
+        return 0;
+      }
       d->angular_velocity = b.fixed ? tsr_v3(0, 0, 0) : b.angular_velocity;
       d->material = b.material;
       if (b.group_every > 0)

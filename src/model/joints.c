@@ -434,6 +434,12 @@ int tsr_model_joints(TsrLoadCtx *c, const TsrYNode *list, const TsrBodyDecl *dec
         }
         d->anchor_b = d->anchor;
       }
+      if (!tsr_v3_isfinite(d->anchor) || !tsr_v3_isfinite(d->anchor_b)) {  // (anchor 1e308 + stride 1e308: inf)
+        tsr_model_error(c, tsr_ytree_get(item, "stride") ? tsr_ytree_get(item, "stride") : item,
+                        "element %ld's anchor is not finite (stride x index overflows)", e);
+        ok = 0;
+        break;
+      }
     }
     c->where[0] = '\0';
   }

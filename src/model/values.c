@@ -210,7 +210,7 @@ int tsr_model_vec3(TsrLoadCtx *c, const TsrYNode *n, const char *key, int nonzer
   for (int i = 0; i < 3; i++) ok &= tsr_model_number(c, n->items[i], key, TSR_NUM_ANY, &v[i]);
   if (!ok) return 0;
   TsrVec3 r = tsr_v3(v[0], v[1], v[2]);
-  if (nonzero && !(tsr_v3_norm(r) > 0)) {
+  if (nonzero && r.x == 0.0 && r.y == 0.0 && r.z == 0.0) {  // (not |r|: it underflows for 1e-200)
     tsr_model_error(c, n, "%s: zero-length axis vector", key);
     return 0;
   }

@@ -276,6 +276,22 @@ static const Case cases[] = {
      {NULL},
      {"m.yaml:3:1: error: duplicate key 'name' (first given at 2:1)",
       "m.yaml:4:23: error: duplicate key 'step' (first given at 4:12)"}},
+    // Derived values that are not finite or not positive: a density giving
+    // 0 kg or inf kg, a stride overflowing (each ran, with zero or infinite
+    // masses and positions).
+    {"derived_nonfinite",
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: a, density: 1e-300, shape: {type: sphere, radius: 1e-10}}\n"
+     "  - {name: b, density: 1, shape: {type: sphere, radius: 1e200}}\n"
+     "  - {name: c, count: 2, mass: 1, shape: {type: sphere, radius: 1}, position: [1e308, 0, 0],\n"
+     "     stride: {position: [1e308, 0, 0]}}\n",
+     {NULL},
+     {"m.yaml:4:24: error: body 'a': density 1e-300 kg/m^3 x volume 4.18879e-30 m^3 gives a mass of 0 kg: not a "
+      "positive number",
+      "m.yaml:5:24: error: body 'b': density 1 kg/m^3 x volume inf m^3 gives a mass of inf kg: not a positive number",
+      "m.yaml:7:14: error: element 1's position is not finite (stride x index overflows)"}},
     // An anchor on a duplicate key, then an alias of it: the key was freed
     // while its anchor stayed registered, and the alias copied freed
     // memory (AddressSanitizer: heap-use-after-free in copy_node).

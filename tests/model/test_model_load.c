@@ -487,7 +487,40 @@ static void test_from_file(void) {
   unlink(path);
 }
 
+// Vectors whose |v|^2 overflows or underflows are normalised by their
+// largest component: a plane normal [1e200, 0, 1e200] became [0, 0, 0] (a
+// ball on it was thrown sideways at 44 m/s), a hinge axis [1e200, 0, 0] a
+// zero axis, an orientation axis [1e200, 0, 0] the identity; [1e-200, 0,
+// 0] was refused as a zero-length axis.
+static void test_extreme_vectors(void) {
+  const char *text =
+      "format: tessera-model/1\nname: t\n"
+      "bodies:\n"
+      "  - {name: g, fixed: true, shape: {type: plane, normal: [1e200, 0, 1e200]}}\n"
+      "  - {name: a, mass: 1, shape: {type: sphere, radius: 0.1}, position: [0, 0, 1],\n"
+      "     orientation: {axis: [1e200, 0, 0], angle: 1}}\n"
+      "  - {name: b, mass: 1, shape: {type: sphere, radius: 0.1}, position: [1, 0, 1],\n"
+      "     orientation: {axis: [0, 1e-200, 0], angle: 1}}\n"
+      "joints:\n"
+      "  - {name: h, type: hinge, bodies: [a, b], anchor: [0.5, 0, 1], axis: [0, 0, -1e300]}\n";
+  TsrModel mm;
+  if (load(text, NULL, 0, &mm) != 0) return;
+  const double *n = mm.shapes[0].params, r = sqrt(0.5);
+  ENSURE_NEAR(n[0], r, 1e-15);
+  ENSURE_NEAR(n[1], 0.0, 0.0);
+  ENSURE_NEAR(n[2], r, 1e-15);
+  TsrQuat qa = mm.bodies[1].orientation, qb = mm.bodies[2].orientation;
+  ENSURE_NEAR(qa.w, cos(0.5), 1e-15);
+  ENSURE_NEAR(qa.x, sin(0.5), 1e-15);
+  ENSURE_NEAR(qb.y, sin(0.5), 1e-15);
+  TsrVec3 ax = mm.joints[0].axis[0];
+  ENSURE_NEAR(ax.z, -1.0, 1e-15);
+  ENSURE_NEAR(tsr_v3_norm(ax), 1.0, 1e-15);
+  tsr_model_free(&mm);
+}
+
 int main(void) {
+  RUN_TEST(test_extreme_vectors);
   RUN_TEST(test_settings_and_materials);
   RUN_TEST(test_bodies);
   RUN_TEST(test_joints);
