@@ -101,7 +101,9 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
       }
     } else if (!strcmp(a, "--steps")) {
       NEED_VALUE();
-      if (parse_long(cmd, a, val, 0, &o->steps)) goto usage_error;
+      // At least 1, as the model's `steps` (0 wrote a run file of no step
+      // marked complete); compare says its own "nothing to compare".
+      if (parse_long(cmd, a, val, strcmp(cmd, "compare") ? 1 : 0, &o->steps)) goto usage_error;
       if (o->steps > TSR_MAX_STEPS) {
         tsr_cli_error("%s: --steps: at most %ld, got %s", cmd, TSR_MAX_STEPS, val);
         goto usage_error;
@@ -109,6 +111,10 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
     } else if (!strcmp(a, "--every")) {
       NEED_VALUE();
       if (parse_long(cmd, a, val, 1, &o->every)) goto usage_error;
+      if (o->every > TSR_MAX_INT) {  // (4294967297 became 1 as an int)
+        tsr_cli_error("%s: --every: at most %ld, got %s", cmd, TSR_MAX_INT, val);
+        goto usage_error;
+      }
     } else if (!strcmp(a, "--duration")) {
       NEED_VALUE();
       if (parse_seconds(cmd, a, val, &o->duration)) goto usage_error;

@@ -605,6 +605,14 @@ joints:
     check(rc == 2 and "--replay" in err, "compare --replay without a name: exit 2")
     rc, out0, err = run("compare", chain, "--solvers", "direct-bpp", "--steps", "0")
     check(rc == 2 and "nothing to compare" in err and "nan" not in out0, "compare --steps 0: exit 2, said, no table")
+    # run and check take at least one step, as the model's `steps` (run
+    # --steps 0 wrote a file of no step marked complete); --every stays
+    # within an int (4294967297 became 1).
+    for args in (("run", chain, "-o", os.path.join(tmp, "s0.h5"), "--steps", "0"), ("check", chain, "--steps", "0"),
+                 ("run", chain, "-o", os.path.join(tmp, "e.h5"), "--steps", "2", "--every", "4294967297")):
+        rc, _, err = run(*args)
+        check(rc == 2 and ("--steps" in err or "--every" in err) and not os.path.exists(os.path.join(tmp, "s0.h5")),
+              "%s: exit 2, said (%d: %s)" % (" ".join(args[:1] + args[-2:]), rc, err.strip()[:80]))
     rc, _, err = run("compare", chain, "--solvers", "direct-bpp", "--steps", "2", "--every", "2")
     check(rc == 2 and "--every" in err, "compare --every (no run file to thin): exit 2, said")
     rc, _, err = run("compare", chain, "--solvers", "direct-bpp,nope", "--steps", "2")
