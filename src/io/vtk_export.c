@@ -102,6 +102,12 @@ static const char *const ds_paths[D_COUNT] = {"/frames/time",           "/bodies
                                               "/contacts/point",        "/contacts/normal",    "/contacts/depth",
                                               "/contacts/impulse",      "/contacts/tangent1",  "/contacts/tangent2"};
 
+// Entries per index of axis 0 (OUTPUT.md); 0: per body, checked against
+// the model's bodies. A file whose datasets have another width (a foreign
+// or damaged file: time as [T, 2]) is refused: ds_read reads count x width
+// into buffers sized for these (a heap overflow, SIGSEGV).
+static const hsize_t ds_width[D_COUNT] = {1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 3, 3, 1, 3, 3, 3};
+
 typedef struct {
   Ds d[D_COUNT];
   int n;                // bodies
@@ -272,6 +278,15 @@ static int build_scene(hid_t f, const char *path, const RunSets *s, int segments
     goto done;
   }
   for (long g = 0; g < G; g++) {
+    // (a shape of an unknown type or body was skipped without a word, and a
+    // model left without any exported bodies of no geometry, exit 0)
+    if (type[g] < 0 || type[g] > TSR_SHAPE_PLANE || body[g] < 0 || body[g] >= s->n) {
+      snprintf(err, (size_t)errlen,
+               "%s: /model shape %ld has type %d and body %d, not a shape of this model (damaged "
+               "file?)",
+               path, g, (int)type[g], (int)body[g]);
+      goto done;
+    }
     TsrShapeDef *d = &shapes[g];
     d->body = body[g];
     d->type = (TsrShapeType)type[g];
@@ -357,6 +372,10 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
       snprintf(err, (size_t)errlen, "%s: run file lacks %s", run_path, ds_paths[k]);
       goto done;
     }
+  if (T < 1) {  // (exported empty .pvd files, exit 0, with a warning about frame 0's joints)
+    snprintf(err, (size_t)errlen, "%s: the run file holds no frame (a run stopped before its first write?)", run_path);
+    goto done;
+  }
   s.n = sum->n_bodies;
   if (s.d[D_POS].row != 3 * (hsize_t)s.n || s.d[D_ORI].row != 4 * (hsize_t)s.n || s.d[D_VEL].row != 6 * (hsize_t)s.n ||
       s.d[D_SUB].row != (hsize_t)s.n) {
@@ -364,6 +383,13 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
              s.n);
     goto done;
   }
+  for (int k = 0; k < D_KT1; k++)
+    if (ds_width[k] && s.d[k].row != ds_width[k]) {
+      snprintf(err, (size_t)errlen, "%s: %s has %llu values per %s, not %llu (damaged or foreign run file)", run_path,
+               ds_paths[k], (unsigned long long)s.d[k].row, k == D_TIME ? "frame" : "entry",
+               (unsigned long long)ds_width[k]);
+      goto done;
+    }
   s.rows = s.d[D_RTYPE].len;
   for (int k = D_RSRC; k <= D_RSUB; k++) s.rows = s.d[k].len < s.rows ? s.d[k].len : s.rows;
   s.contacts = s.d[D_KBODY].len;

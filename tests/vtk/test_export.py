@@ -6,7 +6,9 @@ every body has cells, with its subsystem and speed; bounds contain the
 centres; joint anchors at frame 0 are the model's; --every/--from/--to pick
 the right frames; bad input exits 2 with "tessera: error:"."""
 import os
+import shutil
 
+import h5py
 import numpy as np
 
 from vtkcheck import (arrays, check, check_contacts, finish, points, read_pvd, read_vtp, run_file, tessera,
@@ -166,4 +168,52 @@ for args, why in (([os.path.join(tmp, "missing.h5"), "-o", os.path.join(tmp, "x"
           f"{why}: exit {p.returncode}, stderr {p.stderr!r}")
 p = tessera("export-vtk", run, "-o", junk)
 check("not a directory" in p.stderr, f"refuses a non-directory: {p.stderr!r}")
+
+# Damaged or foreign run files: exit 2, said. A dataset of another width than
+# OUTPUT.md's (read count x width into buffers sized for the layout: a heap
+# overflow, SIGSEGV), a shape of no known type or body (skipped without a
+# word, exit 0), a file of no frame (empty .pvd files, exit 0).
+def damaged(what, edit):
+    bad = os.path.join(tmp, "damaged.h5")
+    shutil.copy(run, bad)
+    with h5py.File(bad, "r+") as f:
+        edit(f)
+    p = tessera("export-vtk", bad, "-o", os.path.join(tmp, "damaged_out"))
+    check(p.returncode == 2 and p.stderr.startswith("tessera: error: ")
+          and ("damaged" in p.stderr or "no frame" in p.stderr), f"{what}: exit {p.returncode}, stderr {p.stderr[-160:]!r}")
+
+
+def widen(name):
+    def edit(f):
+        v = f[name][:]
+        del f[name]
+        f[name] = np.stack([v, v], -1)
+    return edit
+
+
+for name in ("frames/time", "constraints/offset", "constraints/type", "contacts/body", "contacts/depth"):
+    damaged(f"/{name} with a second value per entry", widen(name))
+
+
+def set_first(name, value):
+    def edit(f):
+        v = f[name][:]
+        v[0] = value
+        f[name][...] = v
+    return edit
+
+
+damaged("a shape of type 7", set_first("model/shape_type", 7))
+damaged("a shape of body 99999", set_first("model/shape_body", 99999))
+
+
+def no_frames(f):
+    for name in ("frames/time", "bodies/position", "bodies/orientation", "bodies/velocity", "bodies/subsystem"):
+        f[name].resize(0, axis=0)
+    for name in ("constraints/offset", "contacts/offset"):
+        f[name].resize(1, axis=0)
+    f.attrs["complete"] = 0
+
+
+damaged("a run file of no frame", no_frames)
 finish("vtk_export")
