@@ -167,14 +167,7 @@ static int frame_read(const RunSets *s, const int64_t *coff, const int64_t *koff
     int two = s->d[D_KT2].id >= 0;
     rc = !tmp || ds_read(&s->d[D_KT1], H5T_NATIVE_DOUBLE, k0, C, tmp) ||
          (two && ds_read(&s->d[D_KT2], H5T_NATIVE_DOUBLE, k0, C, tmp + 3 * C));
-    for (long c = 0; !rc && c < C; c++) {
-      TsrVec3 n = tsr_v3(b->kn[3 * c], b->kn[3 * c + 1], b->kn[3 * c + 2]);
-      TsrVec3 t1 = tsr_v3(tmp[3 * c], tmp[3 * c + 1], tmp[3 * c + 2]);
-      TsrVec3 t2 =
-          two ? tsr_v3(tmp[3 * C + 3 * c], tmp[3 * C + 3 * c + 1], tmp[3 * C + 3 * c + 2]) : tsr_v3_cross(n, t1);
-      double *o = &b->ktan[6 * c];
-      o[0] = t1.x, o[1] = t1.y, o[2] = t1.z, o[3] = t2.x, o[4] = t2.y, o[5] = t2.z;
-    }
+    if (!rc) tsr_vtk_tangent_pairs(C, b->kn, tmp, two ? tmp + 3 * C : NULL, b->ktan);
     free(tmp);
   }
   b->f = (TsrFrame){.time = t,

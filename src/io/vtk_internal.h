@@ -69,6 +69,10 @@ void tsr_vtk_box_add(TsrVtkBox *b, const TsrVtkScene *s, const double *position)
 void tsr_vtk_plane_points(const TsrVtkScene *s, const TsrVtkBox *b, double *out);
 
 // Encode one piece of frame f and write it to path. 0 OK, -1 (errno set) on failure.
+// The (t1, t2) pairs tsr_vtk_write_contacts takes, out [C*6], from the
+// normals and tangent 1 [C*3] and tangent 2 [C*3] (NULL: normal x tangent 1,
+// as the writer defines it: run_file.h).
+void tsr_vtk_tangent_pairs(long C, const double *normal, const double *t1, const double *t2, double *out);
 // tangents: NULL, or [C*6] (t1, t2) per contact.
 int tsr_vtk_write_bodies(const TsrVtkScene *s, const double *plane_points, const TsrFrame *f, TsrVtkWork *w,
                          const char *path);

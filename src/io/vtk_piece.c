@@ -609,6 +609,16 @@ int tsr_vtk_write_pvd(const char *path, const char *subdir, const char *kind, co
   return 0;
 }
 
+void tsr_vtk_tangent_pairs(long C, const double *normal, const double *t1, const double *t2, double *out) {
+  for (long c = 0; c < C; c++) {
+    TsrVec3 n = tsr_v3(normal[3 * c], normal[3 * c + 1], normal[3 * c + 2]);
+    TsrVec3 a = tsr_v3(t1[3 * c], t1[3 * c + 1], t1[3 * c + 2]);
+    TsrVec3 b = t2 ? tsr_v3(t2[3 * c], t2[3 * c + 1], t2[3 * c + 2]) : tsr_v3_cross(n, a);
+    double *o = &out[6 * c];
+    o[0] = a.x, o[1] = a.y, o[2] = a.z, o[3] = b.x, o[4] = b.y, o[5] = b.z;
+  }
+}
+
 // A file name holds at most 255 bytes (NAME_MAX); NAME_contacts.pvd.tmp
 // adds 17 to NAME.
 #define SAFE_NAME_MAX 200

@@ -29,6 +29,8 @@ struct TsrVtkWriter {
   long n, cap;
   double *time;
   long *frame;
+  double *tangents;  // [cap_tangents * 6]: the frame's (t1, t2) pairs
+  long cap_tangents;
   long pvd_frames;            // frames listed in the .pvd files on disk
   double pvd_last, pvd_cost;  // when the last rewrite ended, how long it took
   int failed;
@@ -152,7 +154,19 @@ int tsr_vtk_writer_frame(TsrVtkWriter *w, const TsrFrame *f) {
   tsr_vtk_piece_name(path, sizeof path, w->dir, w->name, "bodies", k);
   if (tsr_vtk_write_bodies(&w->scene, w->plane_points, f, &w->work, path)) return fail(w, "cannot write", path);
   tsr_vtk_piece_name(path, sizeof path, w->dir, w->name, "contacts", k);
-  if (tsr_vtk_write_contacts(f, NULL, &w->work, path)) return fail(w, "cannot write", path);
+  // The full impulse n ln + t1 lt1 + t2 lt2, as export-vtk writes it from
+  // the run file (README); this wrote the normal part only.
+  const double *tangents = NULL;
+  if (f->contact_tangent1 && f->n_contacts > 0) {
+    if (f->n_contacts > w->cap_tangents) {
+      double *t = realloc(w->tangents, (size_t)f->n_contacts * 6 * sizeof *t);
+      if (!t) return fail(w, "out of memory", NULL);
+      w->tangents = t, w->cap_tangents = f->n_contacts;
+    }
+    tsr_vtk_tangent_pairs(f->n_contacts, f->contact_normal, f->contact_tangent1, NULL, w->tangents);
+    tangents = w->tangents;
+  }
+  if (tsr_vtk_write_contacts(f, tangents, &w->work, path)) return fail(w, "cannot write", path);
   if (w->scene.n_joints > 0) {
     tsr_vtk_piece_name(path, sizeof path, w->dir, w->name, "joints", k);
     if (tsr_vtk_write_joints(&w->scene, f, &w->work, path)) return fail(w, "cannot write", path);
@@ -172,7 +186,7 @@ int tsr_vtk_writer_close(TsrVtkWriter **wp) {
   if (w->n > w->pvd_frames && write_pvds(w)) rc = -1;
   tsr_vtk_scene_free(&w->scene);
   tsr_vtk_work_free(&w->work);
-  free(w->plane_points), free(w->time), free(w->frame), free(w->dir);
+  free(w->plane_points), free(w->time), free(w->frame), free(w->dir), free(w->tangents);
   free(w);
   *wp = NULL;
   return rc;

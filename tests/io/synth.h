@@ -97,7 +97,7 @@ static inline double synth_val(long f, long i, int c) { return (double)f * 1000.
 
 // Scratch for one frame; sized for n bodies, max_rows, max_contacts.
 typedef struct {
-  double *pos, *ori, *vel, *rimp, *cpt, *cn, *cd, *cimp;
+  double *pos, *ori, *vel, *rimp, *cpt, *cn, *cd, *cimp, *ct1;
   int32_t *bsub, *rsrc, *rbody, *rsub, *cbody;
   int8_t *rtype, *ridx;
 } SynthScratch;
@@ -108,13 +108,13 @@ static void synth_scratch_init(SynthScratch *s, int n, int max_rows, int max_con
   s->rtype = malloc(R), s->rsrc = malloc(R * 4), s->rbody = malloc(R * 8), s->rimp = malloc(R * 8);
   s->ridx = malloc(R), s->rsub = malloc(R * 4);
   s->cbody = malloc(C * 8), s->cpt = malloc(C * 24), s->cn = malloc(C * 24), s->cd = malloc(C * 8);
-  s->cimp = malloc(C * 24);
+  s->cimp = malloc(C * 24), s->ct1 = malloc(C * 24);
 }
 
 static void synth_scratch_free(SynthScratch *s) {
   free(s->pos), free(s->ori), free(s->vel), free(s->bsub), free(s->rtype), free(s->rsrc), free(s->rbody);
   free(s->rimp), free(s->ridx), free(s->rsub), free(s->cbody), free(s->cpt), free(s->cn), free(s->cd);
-  free(s->cimp);
+  free(s->cimp), free(s->ct1);
 }
 
 // Fills frame f with n_rows rows and n_contacts contacts.
@@ -154,6 +154,10 @@ static void synth_frame(TsrFrame *fr, SynthScratch *s, int n, long f, int n_rows
       s->cimp[3 * k + c] = synth_val(f, k, c + 30);
     }
     s->cd[k] = 1e-3 * (double)k;
+    // A first friction direction across the normal (0, 0, 1), turning from
+    // contact to contact: the full impulse vector then depends on it.
+    double a = 0.7 * (double)k + 0.1 * (double)f;
+    s->ct1[3 * k] = cos(a), s->ct1[3 * k + 1] = sin(a), s->ct1[3 * k + 2] = 0.0;
   }
   *fr = (TsrFrame){.time = (double)f / 60.0,
                    .step = f,
@@ -174,7 +178,8 @@ static void synth_frame(TsrFrame *fr, SynthScratch *s, int n, long f, int n_rows
                    .contact_point = s->cpt,
                    .contact_normal = s->cn,
                    .contact_depth = s->cd,
-                   .contact_impulse = s->cimp};
+                   .contact_impulse = s->cimp,
+                   .contact_tangent1 = s->ct1};
 }
 
 static inline TsrStepStats synth_stats(long k) {
