@@ -109,7 +109,7 @@ const char *tsr_run_writer_error(const TsrRunWriter *w);
 
 // Summary of a run file for `tessera info` and tests.
 typedef struct {
-  char model_name[256];
+  char model_name[TSR_MODEL_NAME_MAX + 1];  // (a longer one, from another writer, cut at a character)
   char solver[64];
   char partitioning[64];
   char created_utc[64];

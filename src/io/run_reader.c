@@ -24,6 +24,19 @@
 #include "io/run_file_internal.h"
 
 // Reads a scalar string attribute (variable or fixed length) into buf.
+// s into buf[len]; a string cut short ends before a UTF-8 character it
+// would split (a model name of 150 x "é" cut mid-character made `info
+// --json` invalid JSON).
+static void copy_cut(char *buf, size_t len, const char *s) {
+  size_t n = strlen(s);
+  if (n >= len) {
+    n = len - 1;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;  // s[n] continues a character: cut before it
+  }
+  memcpy(buf, s, n);
+  buf[n] = '\0';
+}
+
 static int read_attr_str(hid_t obj, const char *name, char *buf, size_t len) {
   buf[0] = '\0';
   if (H5Aexists(obj, name) <= 0) return -1;
@@ -37,7 +50,7 @@ static int read_attr_str(hid_t obj, const char *name, char *buf, size_t len) {
       hid_t mt = tsr_run_file_str_type();
       char *v = NULL;
       if (H5Aread(a, mt, &v) >= 0 && v) {
-        snprintf(buf, len, "%s", v);
+        copy_cut(buf, len, v);
         rc = 0;
       }
       if (v) H5free_memory(v);
@@ -49,7 +62,7 @@ static int read_attr_str(hid_t obj, const char *name, char *buf, size_t len) {
         hid_t mt = H5Tcopy(H5T_C_S1);
         H5Tset_size(mt, sz);
         if (v && H5Aread(a, mt, v) >= 0) {
-          snprintf(buf, len, "%s", v);
+          copy_cut(buf, len, v);
           rc = 0;
         }
         H5Tclose(mt);

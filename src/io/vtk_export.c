@@ -414,11 +414,7 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
 
   // Output directories.
   char name[256];
-  {
-    char model_name[256];
-    snprintf(model_name, sizeof model_name, "%s", sum->model_name);
-    tsr_vtk_safe_name(model_name, name, sizeof name);
-  }
+  { tsr_vtk_safe_name(sum->model_name, name, sizeof name); }
   size_t sublen = strlen(dir) + strlen(name) + 32;
   sub = malloc(sublen);
   if (!sub) goto done;

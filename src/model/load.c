@@ -331,10 +331,15 @@ static int build(TsrLoadCtx *c, const TsrYNode *root, TsrModel *m) {
   } else {
     ok = 0;
   }
-  if ((v = tsr_model_require(c, root, "name")) && tsr_model_string(c, v, "name", &s))
+  if ((v = tsr_model_require(c, root, "name")) && tsr_model_string(c, v, "name", &s)) {
+    if (strlen(s) > TSR_MODEL_NAME_MAX) {
+      tsr_model_error(c, v, "name: at most %d bytes, got %zu", TSR_MODEL_NAME_MAX, strlen(s));
+      ok = 0;
+    }
     m->name = tsr_model_strdup(s);
-  else
+  } else {
     ok = 0;
+  }
   if ((v = tsr_ytree_get(root, "description"))) {
     // An empty description is fine; anything but a scalar is not.
     if (v->kind == TSR_YNODE_SCALAR && tsr_ytree_scalar_type(v, NULL, NULL) == TSR_YSCALAR_NULL)

@@ -148,6 +148,9 @@ int tsr_model_steps_for(double duration, double step, double *steps, char *why, 
 // The largest integer a model key (or the option that sets it) takes:
 // counts beyond a billion are typos, and the bound keeps int arithmetic safe.
 #define TSR_MAX_INT 1000000000L
+// A model's name, bytes (UTF-8): the run file's summary holds it whole, so
+// export-vtk names its folder as run --vtk does.
+#define TSR_MODEL_NAME_MAX 1000
 
 // settings.contact.friction_refresh: its default, and the most re-solves a
 // step may make (each is a whole MLCP solve; the bounds need not settle).

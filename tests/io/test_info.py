@@ -229,7 +229,36 @@ def test_overrides():
     os.unlink(path)
 
 
-for t in (test_complete, test_incomplete, test_bad_inputs, test_damaged_header, test_damaged_heap, test_overrides):
+def test_long_name():
+    # A model name of 150 x "é" (300 bytes; the summary held 255): info
+    # --json cut it inside a character (invalid JSON), and export-vtk named
+    # its folder from the cut name (another hash than run --vtk's).
+    model, path = tmp("long_name.yaml"), tmp("long_name.h5")
+    name = "\u00e9" * 150
+    with open(model, "w", encoding="utf-8") as fh:
+        fh.write("format: tessera-model/1\nname: %s\nsettings: {step: 0.01, steps: 2}\n"
+                 "bodies:\n  - {name: b, mass: 1, shape: {type: sphere, radius: 0.1}}\n" % name)
+    live, out = tmp("long_live"), tmp("long_export")
+    shutil.rmtree(live, ignore_errors=True), shutil.rmtree(out, ignore_errors=True)
+    r = subprocess.run([TESSERA, "run", model, "-o", path, "--overwrite", "--quiet", "--vtk", live],
+                       capture_output=True, text=True)
+    ensure(r.returncode == 0, f"run: {r.returncode} {r.stderr[-200:]}")
+    r = info(path, "--json")
+    try:
+        j = json.loads(r.stdout)
+    except ValueError as e:
+        j = {}
+        ensure(False, f"info --json is not JSON: {e}")
+    ensure(j.get("model") == name, "info --json gives the whole name")
+    subprocess.run([TESSERA, "export-vtk", path, "-o", out], capture_output=True)
+    pvd = lambda d: sorted(f for f in os.listdir(d) if f.endswith(".pvd")) if os.path.isdir(d) else []
+    ensure(pvd(live) and pvd(live) == pvd(out), f"run --vtk and export-vtk name the series alike: {pvd(live)} {pvd(out)}")
+    os.unlink(path), os.unlink(model)
+    shutil.rmtree(live, ignore_errors=True), shutil.rmtree(out, ignore_errors=True)
+
+
+for t in (test_complete, test_incomplete, test_bad_inputs, test_damaged_header, test_damaged_heap, test_overrides,
+          test_long_name):
     before = len(failures)
     t()
     print(("ok   " if len(failures) == before else "FAIL ") + t.__name__, file=sys.stderr)

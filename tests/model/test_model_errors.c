@@ -31,6 +31,10 @@ typedef struct {
   "joints:\n"                                                                 \
   "  - {name: top, type: ball, bodies: [world, box], anchor: [0, 0, 0]}\n"
 
+#define TEN "nnnnnnnnnn"
+#define HUNDRED TEN TEN TEN TEN TEN TEN TEN TEN TEN TEN
+#define LONG_NAME HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED "n"
+
 static const Case cases[] = {
     {"unknown_key",
      "format: tessera-model/1\n"
@@ -292,6 +296,12 @@ static const Case cases[] = {
       "positive number",
       "m.yaml:5:24: error: body 'b': density 1 kg/m^3 x volume inf m^3 gives a mass of inf kg: not a positive number",
       "m.yaml:7:14: error: element 1's position is not finite (stride x index overflows)"}},
+    // A model name the run file's summary holds whole (TSR_MODEL_NAME_MAX).
+    {"long_name",
+     "format: tessera-model/1\n"
+     "name: " LONG_NAME "\n",
+     {NULL},
+     {"m.yaml:2:7: error: name: at most 1000 bytes, got 1001"}},
     // An anchor on a duplicate key, then an alias of it: the key was freed
     // while its anchor stayed registered, and the alias copied freed
     // memory (AddressSanitizer: heap-use-after-free in copy_node).
