@@ -17,6 +17,16 @@ echo "$out" | grep -q "error: unexpected end of file" || { echo "bad file messag
 [ $rc -eq 2 ] || { echo "unknown solver: exit $rc, expected 2"; fail=1; }
 "$T" mlcp solve /nonexistent/lcp_x.dat >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || { echo "missing file: exit $rc, expected 2"; fail=1; }
+# A large sparse LCP in triplet storage (M empty: every row's diagonal is 0,
+# q = 1, so z = 0). The conversion scanned all m rows per column: a 400 KB
+# file of 200,000 rows took 10 s, this one of 1,000,000 would take minutes
+# (60 s: the hang guard).
+big=$(mktemp)
+{ printf '1000000\n2 1000000 1000000 1\nCSparse Version\ntriplet: 1000000-by-1000000, nzmax: 0 nnz: 0\n'
+  awk 'BEGIN { for (i = 0; i < 1000000; i++) print 1 }'; } > "$big"
+out=$(timeout 60 "$T" mlcp solve "$big" --format lcp 2>&1); rc=$?
+rm -f "$big"
+[ $rc -eq 0 ] || { echo "1,000,000-row triplet LCP: exit $rc: $(echo "$out" | tail -2)"; fail=1; }
 D="${TSR_SHARED:-/nonexistent}/external/siconos/numerics/src"
 if [ ! -f "$D/LCP/test/data/lcp_CPS_4.dat" ]; then
   [ $fail -eq 0 ] || exit 1
