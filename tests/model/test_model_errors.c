@@ -4,6 +4,7 @@
 // offending node), all problems of a model reported in one pass, in file
 // order. Also: unreadable files, --set overrides that are wrong, the error
 // cap, and robustness against mangled input.
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -504,21 +505,49 @@ static void test_error_cap(void) {
 // Anchors and aliases are plain YAML and work; a self-multiplying alias
 // bomb is refused instead of eating memory.
 static void test_aliases(void) {
+  // A later anchor of one name shadows the earlier one (YAML 1.2): c is
+  // the 0.25 sphere, d the 0.5 one.
   const char *ok =
       "format: tessera-model/1\nname: t\n"
       "bodies:\n"
       "  - {name: a, mass: 1, shape: &ball {type: sphere, radius: 0.5}}\n"
-      "  - {name: b, mass: 2, shape: *ball}\n";
+      "  - {name: b, mass: 2, shape: *ball}\n"
+      "  - {name: c, mass: 2, shape: &ball {type: sphere, radius: 0.25}, position: [2, 0, 0]}\n"
+      "  - {name: d, mass: 2, shape: *ball, position: [4, 0, 0]}\n";
   TsrModel m;
   TsrDiag d;
   tsr_diag_init(&d);
   ENSURE(tsr_model_load_string("a.yaml", ok, strlen(ok), NULL, 0, &m, &d) == 0);
   print_diag(&d);
   if (d.count == 0) {
-    ENSURE(m.n_shapes == 2 && m.shapes[1].params[0] == 0.5 && m.shapes[1].body == 1);
+    ENSURE(m.n_shapes == 4 && m.shapes[1].params[0] == 0.5 && m.shapes[1].body == 1);
+    ENSURE(m.shapes[3].params[0] == 0.25 && m.shapes[3].body == 3);
     tsr_model_free(&m);
   }
   tsr_diag_free(&d);
+  // 5,000 bodies, each shape anchored and each next one an alias of the one
+  // before, through the anchor table's regrowths: every radius as anchored.
+  size_t cap = 5000 * 256 + 256, len = 0;
+  char *many = malloc(cap);
+  len += (size_t)snprintf(many + len, cap - len, "format: tessera-model/1\nname: t\nbodies:\n");
+  for (int i = 0; i < 5000; i++)
+    len +=
+        (size_t)snprintf(many + len, cap - len,
+                         "  - {name: s%d, mass: 1, shape: &s%d {type: sphere, radius: 0.%04d}, position: [%d, 0, 0]}\n"
+                         "  - {name: t%d, mass: 1, shape: *s%d, position: [%d, 5, 0]}\n",
+                         i, i, i + 1, 2 * i, i, i, 2 * i);
+  tsr_diag_init(&d);
+  ENSURE(tsr_model_load_string("many.yaml", many, len, NULL, 0, &m, &d) == 0);
+  print_diag(&d);
+  if (d.count == 0) {
+    int right = m.n_shapes == 10000;
+    for (int i = 0; right && i < 5000; i++)
+      right = fabs(m.shapes[2 * i + 1].params[0] - (double)(i + 1) * 1e-4) < 1e-15;
+    ENSURE_MSG(right, "an alias of 5,000 resolved to another anchor");
+    tsr_model_free(&m);
+  }
+  tsr_diag_free(&d);
+  free(many);
   char bomb[2048];
   int n = snprintf(bomb, sizeof bomb, "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
   for (int i = 1; i < 12; i++)
