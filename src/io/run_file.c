@@ -430,12 +430,13 @@ static void writer_free(TsrRunWriter *w) {
 }
 
 // The staging name of path: beside it (a rename within one folder), hidden,
-// with the process id: "DIR/.NAME.tessera-PID.tmp".
+// with the process id: "DIR/.NAME.tessera-PID.tmp". A NAME of over 200
+// bytes is cut to 200 (the whole stays within NAME_MAX).
 static char *staging_name(const char *path) {
   const char *slash = strrchr(path, '/');
   size_t dir = slash ? (size_t)(slash - path) + 1 : 0, len = strlen(path) + 40;
   char *t = malloc(len);
-  if (t) snprintf(t, len, "%.*s.%s.tessera-%ld.tmp", (int)dir, path, path + dir, (long)getpid());
+  if (t) snprintf(t, len, "%.*s.%.200s.tessera-%ld.tmp", (int)dir, path, path + dir, (long)getpid());
   return t;
 }
 
