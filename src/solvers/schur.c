@@ -132,7 +132,8 @@ struct TsrSchur {
   int8_t *keep_set;
   int trace;
   int measure_cond;
-  double *dense;  // scratch of the condition number
+  int unpolished;  // the last solve's rows stayed above SCHUR_UNPOLISHED_ROW through a shifted subsystem
+  double *dense;   // scratch of the condition number
   size_t cap_dense;
   int cap_hist;
   uint64_t *hist;
@@ -800,6 +801,8 @@ void tsr_schur_free(TsrSchur **ps) {
   *ps = NULL;
 }
 
+int tsr_schur_unpolished(const TsrSchur *s) { return s->unpolished; }
+
 const TsrSchurTimes *tsr_schur_times(const TsrSchur *s) { return &s->ss.times; }
 
 void tsr_schur_measure_cond(TsrSchur *s, int on) { s->measure_cond = on; }
@@ -983,6 +986,11 @@ static int refine_step(const TsrMlcp *p, double *lambda, const int *Fg, int nfg,
 // a step is kept when it halves the largest relative residual of all rows,
 // or halves the interface rows' without raising that.
 // Returns 1 when lambda changed, 0 when not, < 0 on failure.
+// A row above this of its own terms after refine_interface, with a shifted
+// subsystem, marks the solve unpolished (tsr_schur_unpolished): direct-bpp
+// keeps every row below 1e-10.
+#define SCHUR_UNPOLISHED_ROW 1e-8
+
 static int refine_interface(const TsrMlcp *p, double *lambda, double amax, TsrSchur *s) {
   TsrSubstructure *ss = &s->ss;
   int m = p->m, changed = 0, every_row = 0;
@@ -1009,6 +1017,7 @@ static int refine_interface(const TsrMlcp *p, double *lambda, double amax, TsrSc
     memcpy(s->best_lambda, lambda, (size_t)m * sizeof *lambda);
   }
   memcpy(lambda, s->best_lambda, (size_t)m * sizeof *lambda);
+  s->unpolished = every_row && best > SCHUR_UNPOLISHED_ROW;
   if (s->trace && every_row)
     fprintf(stderr, "schur refine: interface rows %.3e -> %.3e, every row (a shifted subsystem) -> %.3e\n", first,
             iface, best);
@@ -1024,6 +1033,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
   TsrSubstructure *ss = &s->ss;
   double t0 = tsr_substructure_now();
   stats->converged = 0;
+  s->unpolished = 0;
   if (tsr_substructure_setup(p, part, params, ss)) return -1;
   int m = p->m, ng = ss->ng, N = ss->n_sub;
   stats->subsystems = ss->n_reported;

@@ -121,6 +121,10 @@ void tsr_schur_free(TsrSchur **s);
 int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
                     int8_t *index_set, TsrSolveStats *stats, TsrSchur *s);
 const TsrSchurTimes *tsr_schur_times(const TsrSchur *s);
+// 1 when the last tsr_schur_solve converged with a row still above 1e-8 of
+// its own terms after its refinement through a shifted (singular)
+// subsystem: the caller may solve the step again on the whole system.
+int tsr_schur_unpolished(const TsrSchur *s);
 // Measures cond_2(S_Gamma) = |lambda|_max / |lambda|_min at every coupling
 // iteration (dense eigenvalues, O(|Gamma|^3): for benchmarks, not for runs).
 void tsr_schur_measure_cond(TsrSchur *s, int on);
