@@ -318,6 +318,7 @@ int tsr_model_bodies(TsrLoadCtx *c, const TsrYNode *list, TsrModel *m, TsrBodyDe
     long count = b.count ? b.count : 1;
     if (m->n_bodies + count > MAX_EXPANDED) {
       tsr_model_error(c, list->items[i], "too many bodies (more than %ld)", MAX_EXPANDED);
+      free(decls);
       return 0;
     }
     decls[n_decls++] = (TsrBodyDecl){
@@ -340,6 +341,7 @@ int tsr_model_bodies(TsrLoadCtx *c, const TsrYNode *list, TsrModel *m, TsrBodyDe
                         "element %ld's %s is not finite (stride x index overflows)", e,
                         tsr_v3_isfinite(d->position) ? "velocity" : "position");
         free(d->name);
+        free(decls);
         return 0;
       }
       d->angular_velocity = b.fixed ? tsr_v3(0, 0, 0) : b.angular_velocity;
