@@ -522,7 +522,15 @@ TsrRunWriter *tsr_run_writer_stage(const char *path, int overwrite, const TsrMod
     // the same process id is not ours to reuse) and published by name once
     // written: path itself is never truncated in place.
     unlink(w->staged);
+    errno = 0;
     w->file = H5Fcreate(w->staged, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+    if (w->file < 0 && overwrite && (errno == EACCES || errno == EPERM) && access(path, W_OK) == 0) {
+      // A folder that takes no new file, holding a file that may be
+      // written: that file is truncated in place, as before staging.
+      free(w->staged);
+      w->staged = NULL;
+      w->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    }
     H5Pclose(fapl);
     if (w->file < 0) goto out;
     what = "write attributes of";
