@@ -572,7 +572,8 @@ static int clip_polygon(const TsrVec3 *p, int np, TsrVec3 a, double c, TsrVec3 *
   return m;
 }
 
-int tsr_solid_box_faces(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, dContactGeom *buf, int max) {
+int tsr_solid_box_faces(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, double touch,
+                        dContactGeom *buf, int max) {
   const double motion = pair_motion(x, shape, fshape);
   if (!(motion > 0.0) || max < 1) return -1;
   dGeomID box[2] = {g, f};
@@ -608,7 +609,7 @@ int tsr_solid_box_faces(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, i
   // (tsr_solid_box_edges' case); within reach of each other this step.
   const double size =
       fmin(fmin(side[0][0], side[0][1]), fmin(fmin(side[0][2], side[1][0]), fmin(side[1][1], side[1][2])));
-  if (!(face_sep > 0.0) || edge_sep > face_sep + 1e-3 * size || !(face_sep < motion)) return -1;
+  if (!(face_sep > -touch) || edge_sep > face_sep + 1e-3 * size || !(face_sep < motion)) return -1;
   // Reference face: box ref's face toward the other (outward normal n);
   // incident face: the other's face most nearly against n.
   const int inc = 1 - ref;

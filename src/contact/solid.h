@@ -109,8 +109,11 @@ int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, i
 // and went 7.6 cm into it. At most max contacts, the nearest first, then
 // those spanning the patch. Returns their count, in place of any in buf,
 // or -1 when no face separates them within reach (tsr_solid_pair's and
-// tsr_solid_box_edges' case).
-int tsr_solid_box_faces(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, dContactGeom *buf, int max);
+// tsr_solid_box_edges' case). Boxes overlapping by up to `touch` (m) count
+// as apart along that face: touching to round-off, where ODE's clipping
+// keeps what rounding leaves on its side of the face.
+int tsr_solid_box_faces(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, double touch,
+                        dContactGeom *buf, int max);
 
 // A moving box g against a capsule f (the pair's geom of f, grown by
 // `inflation` beyond its radius and the margin's half): each corner of g
