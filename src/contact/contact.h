@@ -46,6 +46,7 @@ typedef struct {
   int estimated;                         // 1 when bound_normal is the first-step estimate (rows.c)
   double carried;  // the shape pair's normal impulse of the previous step that no matched contact continues (match.c)
   TsrVec3 r[2];    // point minus each body's centre of mass at detection
+  TsrVec3 slip;    // tangential slip of body 0 over body 1 at the point since the contact last stuck (rows.c)
   // filled by tsr_contact_store
   double impulse[3];  // normal, t1, t2 (N s)
   int8_t index_set[3];
@@ -102,6 +103,14 @@ void tsr_contact_warm_start(const TsrContacts *cs, const TsrRowSet *rows, double
 
 // Stores the solved impulses (and index sets) of the contact rows.
 void tsr_contact_store(TsrContacts *cs, const double *lambda, const int8_t *index_set);
+
+// After the step's velocities v_new [6 n] (Eq. 2): each contact whose two
+// friction impulses lie strictly inside their bounds (p's lo, hi: it
+// sticks) adds h times its tangential sliding velocity to its slip; any
+// other's slip is cleared (it slides, or carries no friction). The next
+// step's friction rows pull the slip back (rows.c: the stiction anchor).
+void tsr_contact_update_slip(TsrContacts *cs, const TsrRowSet *rows, const TsrMlcp *p, const double *lambda,
+                             const double *v_new, double h);
 
 // Friction bounds refreshed from this step's solution (seed 000 §8.2's
 // remedy for Eq. 11's lagging lambda_n: "an initial pass to estimate the

@@ -370,7 +370,10 @@ int tsr_world_step(TsrWorld *w) {
   if (!failed) failed = partition(w) ? -1 : 0;
   double t3 = tsr_now_seconds();
   if (!failed) failed = solve(w);  // sets st->solve_seconds
-  if (!failed) integrate(w);
+  if (!failed) {
+    integrate(w);
+    tsr_contact_update_slip(&w->contacts, &w->rows, &w->mlcp, w->lambda, w->v_new, w->h);
+  }
   double t5 = tsr_now_seconds();
 
   w->step++;

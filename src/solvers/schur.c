@@ -1044,7 +1044,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
   // I^0: all free, or the previous step's sets.
   tsr_substructure_start(p, params, lambda, index_set, ss);
   for (int i = 0; i < N; i++) ss->sub[i].changed_at = 0;
-  int kmax = params->max_coupling_iterations > 0 ? params->max_coupling_iterations : 10;
+  int kmax = params->max_coupling_iterations > 0 ? params->max_coupling_iterations : 10, k_cap = kmax;
   if (kmax + 2 > s->cap_hist) {
     uint64_t *h = realloc(s->hist, (size_t)(kmax + 2) * sizeof *h);
     if (!h) return -1;
@@ -1231,7 +1231,10 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     ss->times.subsystems += tsr_substructure_now() - te;
   }
   ss->times.solves++;
-  stats->coupling_iterations = m ? k : 0;  // no rows: nothing was iterated
+  // (no rows: nothing was iterated; a cycle found at k_max adds its
+  // fixed-set pass beyond it, which OUTPUT.md's k, at most k_max, does not
+  // count)
+  stats->coupling_iterations = !m ? 0 : k < k_cap ? k : k_cap;
   stats->converged = converged;
   stats->iterations = pivots;
   stats->factorizations = factorizations;
