@@ -17,9 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "cli/commands.h"
+#include "solvers/stop.h"
 #include "cli/compare.h"
 #include "cli/options.h"
 #include "model/model.h"
@@ -146,8 +148,9 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
   row->substructured = tsr_solver_substructured((TsrSolverType)t);
   TsrCliProgress progress;
   tsr_cli_progress_start(&progress, o->quiet, NAN);
-  while (w.step < steps) {
+  while (w.step < steps && !tsr_stop_requested()) {
     int s = tsr_world_step(&w);
+    if (tsr_stop_requested()) break;  // its solve was cut short: not counted
     const TsrStepStats *st = &w.stats;
     tsr_cli_world_notice(&model, &w);
     if (s) {
@@ -207,7 +210,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
   row->fallbacks = tsr_solver_fallbacks(w.solver);
   row->fallback_ms = n ? 1e3 * tsr_solver_fallback_seconds(w.solver) / (double)n : NAN;
   tsr_solver_cond_mean(w.solver, &row->cond_mean);
-  row->ok = status == 0;
+  row->ok = status == 0 && n == steps;  // (a stop leaves it short)
   free(per);
   free(ms), free(errs);
   tsr_compare_scratch_free(&scratch);
@@ -228,7 +231,7 @@ static void json_num(FILE *f, const char *key, double v, int last) {
 // Opens PATH.tmp for writing, its name into *tmp (the caller frees it);
 // NULL, said, when it cannot.
 static FILE *open_json_tmp(const char *path, char **tmp) {
-  size_t len = strlen(path) + 8;
+  size_t len = strlen(path) + 32;
   FILE *f = NULL;
   // "" or a folder would pass the .tmp file's test and fail the rename after
   // every run.
@@ -239,7 +242,7 @@ static FILE *open_json_tmp(const char *path, char **tmp) {
     return NULL;
   }
   if ((*tmp = malloc(len))) {
-    snprintf(*tmp, len, "%s.tmp", path);
+    snprintf(*tmp, len, "%s.%ld.tmp", path, (long)getpid());  // (two compares onto one FILE: one name each)
     f = fopen(*tmp, "w");
   }
   if (!f) tsr_cli_error("--json: cannot write %s: %s", path, *tmp ? strerror(errno) : "out of memory");
@@ -295,10 +298,11 @@ static int write_json(const char *path, const char *model, const char *replay, i
     fprintf(f, "}}%s\n", k + 1 < ns ? "," : "");
   }
   fprintf(f, "]}\n");
+  errno = 0;
   int bad = ferror(f);
   bad |= fclose(f) != 0;
   if (bad || rename(tmp, path)) {
-    tsr_cli_error("--json: cannot write %s", path);
+    tsr_cli_error("--json: cannot write %s: %s", path, strerror(errno ? errno : EIO));
     remove(tmp);
     free(tmp);
     return -1;
@@ -346,9 +350,10 @@ static void print_runs(const char *model, int ns, const Row *rows) {
            cell(c[5], 32, 9, "%.1e", r->max_rel), cell(c[6], 32, 11, "%.3e", r->max_joint),
            cell(c[7], 32, 11, "%.3e", r->max_pen), cell(c[8], 32, 6, "%.1f", r->mean_subsystems),
            cell(c[9], 32, 8, "%.1f", r->mean_interface_rows),
-           r->ok      ? ""
-           : r->steps ? "  (failed after these steps)"
-                      : "  (failed at its first step)");
+           r->ok                  ? ""
+           : tsr_stop_requested() ? "  (interrupted after these steps)"
+           : r->steps             ? "  (failed after these steps)"
+                                  : "  (failed at its first step)");
   }
   printf("(median err: Eq. 29, N s; max rel: the largest residual of a row over its own terms, any step)\n");
 }
@@ -418,6 +423,7 @@ static int option_value(const TsrCliArg *a, int argc, char **argv, int *i, const
 }
 
 int tsr_cmd_compare(int argc, char **argv) {
+  tsr_cli_catch_stop_signals();  // Ctrl-C, SIGTERM: the table so far, no JSON, exit 130
   const char *solvers = "direct-bpp,pgs,pgs-sm,schur-bpp,schur-pgs-sm,fbic";
   const char *json = NULL, *replay = NULL;
   int cond = 0;
@@ -513,16 +519,19 @@ int tsr_cmd_compare(int argc, char **argv) {
       return 1;
     }
   } else {
-    for (int k = 0; k < ns; k++) {
+    int run = 0;  // the rows filled: a stop leaves the later solvers without one
+    for (int k = 0; k < ns && !tsr_stop_requested(); k++) {
       int r = run_one(&o, names[k], cond, k == 0, &rows[k]);
+      run = k + 1;
       if (r == 2) {
         status = 2;
         break;
       }
       if (r) status = 1;
     }
+    ns = run;
   }
-  if (status != 2) {
+  if (status != 2 && ns > 0) {
     if (replay)
       print_replay(o.model, replay, ns, rows);
     else
@@ -534,7 +543,13 @@ int tsr_cmd_compare(int argc, char **argv) {
         if (rows[k].substructured) printf("%-13s  %10.3e\n", rows[k].name, rows[k].cond_mean);
     }
   }
-  if (status != 2 && json && write_json(json, o.model, replay, ns, rows)) status = 1;
+  if (tsr_stop_requested() && status != 2) {
+    // Ctrl-C or SIGTERM: the solvers not run have no row, the one stopped
+    // part of one; no JSON is written (it would look like a whole table).
+    tsr_cli_error("compare: interrupted%s%s%s", json ? "; " : "", json ? json : "", json ? " not written" : "");
+    status = 130;
+  }
+  if (status != 2 && status != 130 && json && write_json(json, o.model, replay, ns, rows)) status = 1;
   free(json_file);
   free(list);
   tsr_run_options_free(&o);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "solvers/stop.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "io/vtk.h"
@@ -118,10 +119,14 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
   TsrVtkExportResult res;
   char err[1024];
   double t0 = tsr_now_seconds();
+  tsr_cli_catch_stop_signals();  // Ctrl-C, SIGTERM: the export stops between frames, exit 130
+  o.stop = tsr_stop_requested;
   int rc = tsr_vtk_export(run, dir, &o, &res, err, sizeof err);
   if (rc) {
     tsr_cli_error("%s", err);
-    return 2;
+    // 2: the run file cannot be read (bad input); a folder that cannot be
+    // written is a failure of the export (1), as for run
+    return rc == -3 ? 130 : rc == -4 ? 1 : 2;
   }
   if (res.warning[0]) {
     for (char *line = strtok(res.warning, "\n"); line; line = strtok(NULL, "\n"))

@@ -51,32 +51,13 @@ static const char run_usage[] =
     "keeps every frame before it; a second Ctrl-C, a second or more after the\n"
     "first, kills at once).\n";
 
-// The stop request (solvers/stop.h) is also what the loop below tests: the
-// step in progress ends at its solver's next iteration. A second signal
-// kills at once (a second Ctrl-C), but only from a second after the first:
-// GNU timeout sends its signal to the child and then to the whole process
-// group, and a run stopped by `timeout 600 tessera run ...` got both within
-// microseconds and died 1 time in 5 without finishing its file (SA_RESETHAND
-// did that). clock_gettime, signal and raise are async-signal-safe.
-// The first signal's time is published with one lock-free atomic
-// compare-exchange (async-signal-safe, C17 7.17.5; lock-free for long long
-// on the platforms we build for): a handler running at the same moment in
-// another thread, or nested for the other signal, sees either no first
-// signal or its whole time, never a half-written one.
-#define SECOND_SIGNAL_AFTER_NS 1000000000LL
-static atomic_llong first_signal_ns;  // CLOCK_MONOTONIC ns + 1 of the first; 0: none yet
-
-static void on_signal(int sig) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  long long ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec + 1, first = 0;
-  if (atomic_compare_exchange_strong(&first_signal_ns, &first, ns)) {
-    tsr_request_stop();
-    return;
-  }
-  if (ns - first < SECOND_SIGNAL_AFTER_NS) return;  // the same request, delivered twice
-  signal(sig, SIG_DFL);
-  raise(sig);
+// The live VTK export after a piece failed: said, closed (its .pvd files
+// list the frames written), and the run goes on without it. Returns 1.
+static int vtk_stop(TsrVtkWriter **vtk, long step) {
+  tsr_cli_error("--vtk: %s (at step %ld); the run goes on without its VTK export", tsr_vtk_writer_error(*vtk), step);
+  tsr_vtk_writer_close(vtk);
+  *vtk = NULL;
+  return 1;
 }
 
 int tsr_cmd_run(int argc, char **argv) {
@@ -90,6 +71,10 @@ int tsr_cmd_run(int argc, char **argv) {
     return 2;
   }
 
+  // From the start: a signal during the setup (a large model's loading, an
+  // earlier export's pieces removed) killed the process with no word, and
+  // left the staging file.
+  tsr_cli_catch_stop_signals();
   TsrModel model;
   if (tsr_load_model_for_cli(&o, &model)) {
     tsr_run_options_free(&o);
@@ -151,39 +136,35 @@ int tsr_cmd_run(int argc, char **argv) {
   // once the VTK folder is known to be good: a bad --vtk leaves an earlier
   // run file of that name as it was (with --overwrite it was replaced, and
   // then removed, before anything was simulated).
-  TsrRunWriter *writer = tsr_run_writer_stage(o.output, o.overwrite, &model, &info, err, sizeof err);
-  tsr_strings_free(overrides, n_overrides);
+  // A stop requested during the setup (checked before each part that
+  // changes a file) replaces nothing: exit 130.
+  TsrRunWriter *writer = NULL;
   TsrVtkWriter *vtk = NULL;
-  int bad = !writer;
-  if (bad) tsr_cli_error("%s", err);
+  int bad = tsr_stop_requested() ? 130 : 0;
+  if (!bad && !(writer = tsr_run_writer_stage(o.output, o.overwrite, &model, &info, err, sizeof err))) {
+    tsr_cli_error("%s", err);
+    bad = 1;
+  }
+  tsr_strings_free(overrides, n_overrides);
+  if (!bad && tsr_stop_requested()) bad = 130;
   if (!bad && o.vtk_dir && !(vtk = tsr_vtk_writer_open(o.vtk_dir, &model, err, sizeof err))) {
     tsr_cli_error("--vtk: %s", err);
     bad = 1;
   }
+  if (!bad && tsr_stop_requested()) bad = 130;
   if (!bad && tsr_run_writer_publish(writer, err, sizeof err)) {
     tsr_cli_error("%s", err);
     bad = 1;
   }
+  if (bad == 130) tsr_cli_error("interrupted before the first step; %s is left as it was", o.output);
   if (bad) {
     if (vtk) tsr_vtk_writer_close(&vtk);
-    tsr_run_writer_close(&writer, 0);  // (an unpublished file is removed)
+    if (writer) tsr_run_writer_close(&writer, 0);  // (an unpublished file is removed)
     tsr_world_free(&world);
     tsr_model_free(&model);
     tsr_run_options_free(&o);
-    return 2;
+    return bad == 130 ? 130 : 2;
   }
-
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  // A second Ctrl-C kills at once (the run file then keeps complete = 0):
-  // on_signal.
-  sa.sa_flags = 0;
-  sigemptyset(&sa.sa_mask);
-  sigaddset(&sa.sa_mask, SIGINT);  // one handler at a time in this thread
-  sigaddset(&sa.sa_mask, SIGTERM);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
 
   long steps = model.settings.steps;
   int every = model.settings.output.every;
@@ -191,10 +172,12 @@ int tsr_cmd_run(int argc, char **argv) {
   tsr_world_frame(&world, 1, &frame);
   int status = tsr_run_writer_frame(writer, &frame) ? 1 : 0;
   if (status) tsr_cli_error("cannot write the initial frame: %s", tsr_run_writer_error(writer));
-  if (!status && vtk && tsr_vtk_writer_frame(vtk, &frame)) {
-    tsr_cli_error("--vtk: %s", tsr_vtk_writer_error(vtk));
-    status = 1;
-  }
+  // A VTK piece that cannot be written (the folder removed or made
+  // read-only during the run, no space) ends the export, said once, not the
+  // simulation: the run file, the result, goes on to its end (it stopped at
+  // that frame, complete = 0) and the command exits 1.
+  int vtk_failed = 0;
+  if (!status && vtk && tsr_vtk_writer_frame(vtk, &frame)) vtk_failed = vtk_stop(&vtk, 0);
   // On a terminal: one line rewritten 4 times a second. Otherwise (a batch
   // job's log): a whole line every --progress seconds, 60 by default, so that
   // a long run shows where it is; 0 turns it off. Its clock (the summary's
@@ -241,8 +224,7 @@ int tsr_cmd_run(int argc, char **argv) {
         tsr_cli_error("cannot write frame at step %ld: %s", world.step, tsr_run_writer_error(writer));
         status = 1;
       } else if (vtk && tsr_vtk_writer_frame(vtk, &frame)) {
-        tsr_cli_error("--vtk: %s", tsr_vtk_writer_error(vtk));
-        status = 1;
+        vtk_failed = vtk_stop(&vtk, world.step);
       }
     }
     if (!status && tsr_cli_progress_due(&progress, world.step, steps)) {  // (no formatting every step)
@@ -255,11 +237,23 @@ int tsr_cmd_run(int argc, char **argv) {
   tsr_cli_progress_end(&progress, 1);
   // (a .pvd that could not be written fails the command, exit 1, but not the
   // run file, which is whole)
-  int vtk_failed = vtk && tsr_vtk_writer_close(&vtk);
-  if (vtk_failed) tsr_cli_error("--vtk: cannot finish the .pvd files in %s", o.vtk_dir);
+  if (vtk && tsr_vtk_writer_close(&vtk)) {
+    tsr_cli_error("--vtk: cannot finish the .pvd files in %s", o.vtk_dir);
+    vtk_failed = 1;
+  }
   int interrupted = tsr_stop_requested();
   int complete = !status && !interrupted;
+  // Another run given the same -o with --overwrite, or anything else, may
+  // have replaced the file under its name: this run's file then reaches no
+  // one, and saying "-> FILE" and exiting 0 lost it without a word.
+  int replaced = tsr_run_writer_replaced(writer);
   int closed = tsr_run_writer_close(&writer, complete);
+  if (replaced) {
+    tsr_cli_error("%s was replaced or removed by something else while this run wrote it: this run's output is lost",
+                  o.output);
+    status = status ? status : 1;
+    complete = 0;
+  }
   if (closed == -2) {
     tsr_cli_error(
         "%s: the run file holds the whole run (complete = 1) but could not be closed cleanly%s%s; "

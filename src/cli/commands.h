@@ -14,6 +14,11 @@ int tsr_cmd_compare(int argc, char **argv);
 // "tessera: error: ..." on stderr (usage errors, files that cannot be opened).
 void tsr_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+// SIGINT and SIGTERM request a stop (solvers/stop.h, tsr_stop_requested)
+// instead of killing the process; a second one, a second or more after the
+// first, kills at once. Signals the caller ignores stay ignored.
+void tsr_cli_catch_stop_signals(void);
+
 // An output file the command will replace (a run file, --json): refused,
 // said under opt ("-o", "--json"), when it exists and is not a regular
 // file (a folder, a device such as /dev/null, a pipe: a rename would put a

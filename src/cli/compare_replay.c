@@ -19,6 +19,7 @@
 
 #include "cli/commands.h"
 #include "cli/compare.h"
+#include "solvers/stop.h"
 #include "cli/options.h"
 #include "model/model.h"
 #include "partition/partition.h"
@@ -253,7 +254,7 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
     tsr_cli_progress_start(&progress, o->quiet, NAN);
     char what[64];
     snprintf(what, sizeof what, "replay of %s", ref);
-    while (w.step < steps) {
+    while (w.step < steps && !tsr_stop_requested()) {
       int s = tsr_world_step(&w);
       if (r.failed) {
         tsr_cli_error("--replay: out of memory, or the partition failed, at step %ld", w.step);

@@ -195,6 +195,9 @@ struct TsrRunWriter {
   long flushes;
   int failed;
   int io_errno;  // a write or flush the file refused (its errno): the file is left as its last flush made it
+  dev_t dev;     // the published file (tsr_run_writer_replaced)
+  ino_t ino;
+  int have_id;
   char err[256];
 };
 
@@ -440,6 +443,13 @@ static char *staging_name(const char *path) {
   return t;
 }
 
+// The published file's identity, to tell later whether path still names it.
+static void remember_id(TsrRunWriter *w) {
+  struct stat st;
+  w->have_id = stat(w->path, &st) == 0;
+  if (w->have_id) w->dev = st.st_dev, w->ino = st.st_ino;
+}
+
 int tsr_run_writer_publish(TsrRunWriter *w, char *err, int errlen) {
   if (!w || !w->staged) return 0;
   int rc;
@@ -470,7 +480,14 @@ int tsr_run_writer_publish(TsrRunWriter *w, char *err, int errlen) {
   }
   free(w->staged);
   w->staged = NULL;
+  remember_id(w);
   return 0;
+}
+
+int tsr_run_writer_replaced(const TsrRunWriter *w) {
+  struct stat st;
+  if (!w || !w->have_id) return 0;
+  return stat(w->path, &st) != 0 || st.st_dev != w->dev || st.st_ino != w->ino;
 }
 
 TsrRunWriter *tsr_run_writer_open(const char *path, int overwrite, const TsrModel *model, const TsrRunInfo *info,
@@ -530,6 +547,7 @@ TsrRunWriter *tsr_run_writer_stage(const char *path, int overwrite, const TsrMod
       free(w->staged);
       w->staged = NULL;
       w->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+      remember_id(w);
     }
     H5Pclose(fapl);
     if (w->file < 0) goto out;

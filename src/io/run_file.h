@@ -87,6 +87,10 @@ TsrRunWriter *tsr_run_writer_stage(const char *path, int overwrite, const TsrMod
 // Gives the staged file its name (an existing one is replaced only with
 // overwrite). 0, or -1 with the message in err (the writer stays staged).
 int tsr_run_writer_publish(TsrRunWriter *w, char *err, int errlen);
+// 1 when the published file's name no longer names it: another run (or
+// anything) removed or replaced it meanwhile, and what this writer writes
+// reaches no one.
+int tsr_run_writer_replaced(const TsrRunWriter *w);
 int tsr_run_writer_frame(TsrRunWriter *w, const TsrFrame *f);
 int tsr_run_writer_step(TsrRunWriter *w, const TsrStepStats *s);
 // Flushes everything, closes the datasets, sets `complete` (when asked and

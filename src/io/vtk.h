@@ -68,6 +68,7 @@ typedef struct {
   long every;           // frames whose index in the file is a multiple of every (>= 1)
   double t_from, t_to;  // simulated time window, inclusive (-inf, +inf for all)
   int segments;         // facets around a round shape (0: default 12)
+  int (*stop)(void);    // NULL, or asked between frames: nonzero ends the export (-3, no .pvd written)
 } TsrVtkExportOptions;
 
 typedef struct {
@@ -80,7 +81,12 @@ typedef struct {
 } TsrVtkExportResult;
 
 // 0 OK; -1 when the run file cannot be read (err says why; `tessera` exits 2);
-// -2 when DIR cannot be made or written.
+// -2 when DIR cannot be made (`tessera` exits 2); -3 when o->stop asked to
+// stop; -4 when a piece or .pvd could not be written (exit 1). The
+// .pvd files of an earlier export of the same name are removed with its
+// pieces before any is written, and the new ones written last: a folder
+// left by an export that failed or was stopped has no .pvd naming pieces
+// it lacks.
 int tsr_vtk_export(const char *run_path, const char *dir, const TsrVtkExportOptions *o, TsrVtkExportResult *res,
                    char *err, int errlen);
 

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <hdf5.h>
 #include <omp.h>
@@ -358,7 +359,7 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
   double *times = NULL, *plane_pts = NULL;
   long *sel = NULL;
   char *sub = NULL;
-  int rc = -1;
+  int rc = -1, lock = -1;
   long T = sum->frames;
   for (int k = 0; k < D_KT1; k++)
     if (s.d[k].id < 0) {
@@ -366,7 +367,9 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
       goto done;
     }
   if (T < 1) {  // (exported empty .pvd files, exit 0, with a warning about frame 0's joints)
-    snprintf(err, (size_t)errlen, "%s: the run file holds no frame (a run stopped before its first write?)", run_path);
+    snprintf(err, (size_t)errlen,
+             "%s: the run file holds no frame yet (a run stopped before its first write, or one in its first second)",
+             run_path);
     goto done;
   }
   s.n = sum->n_bodies;
@@ -419,7 +422,7 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
   sub = malloc(sublen);
   if (!sub) goto done;
   snprintf(sub, sublen, "%s/%s", dir, name);
-  if (tsr_vtk_make_dir(dir, err, errlen) || tsr_vtk_make_piece_dir(sub, err, errlen)) {
+  if (tsr_vtk_make_dir(dir, err, errlen) || tsr_vtk_make_piece_dir(sub, &lock, err, errlen)) {
     rc = -2;
     goto done;
   }
@@ -453,6 +456,15 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
 #pragma omp atomic read
       stop = failed;
       if (stop) continue;
+      if (o && o->stop && o->stop()) {  // (the flag is a plain store: any thread may see it first)
+#pragma omp critical(tsr_vtk_err)
+        if (!failed) {
+          snprintf(ferr, sizeof ferr, "interrupted: the export in %s is incomplete and has no .pvd files", dir);
+#pragma omp atomic write
+          failed = -3;
+        }
+        continue;
+      }
       int r;
 #pragma omp critical(tsr_vtk_hdf5)
       {
@@ -486,7 +498,7 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
           else
             snprintf(ferr, sizeof ferr, "%s: %s: %s", path, what, strerror(en ? en : EIO));
 #pragma omp atomic write
-          failed = r ? -1 : -2;
+          failed = r ? -1 : -4;
         }
       }
     }
@@ -512,7 +524,7 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
     if (k == 0) snprintf(res->pvd, sizeof res->pvd, "%.1000s", path);
     if (tsr_vtk_write_pvd(path, name, kind[k], tsel, sel, nsel)) {
       snprintf(err, (size_t)errlen, "%s: cannot write: %s", path, strerror(errno));
-      rc = -2;
+      rc = -4;
     }
   }
   free(tsel);
@@ -521,6 +533,7 @@ done:
   for (int k = 0; k < D_COUNT; k++) ds_close(&s.d[k]);
   tsr_vtk_scene_free(&scene);
   free(coff), free(koff), free(times), free(sel), free(plane_pts), free(sub);
+  if (lock >= 0) close(lock);
   return rc;
 }
 

@@ -97,7 +97,11 @@ int tsr_vtk_make_dir(const char *dir, char *err, int errlen);
 // earlier export left there removed (KIND_NNNNNN.vtp, KIND bodies, contacts
 // or joints; nothing else is touched): the .pvd about to be written will not
 // name them, and a folder holding frames of two runs misleads whoever opens
-// its pieces by hand.
-int tsr_vtk_make_piece_dir(const char *sub, char *err, int errlen);
+// its pieces by hand. First it takes the folder's lock (an flock on
+// DIR/NAME/.lock, its descriptor in *lock; close it when done): a second
+// writer into the same DIR/NAME (a run --vtk and an export-vtk at once, two
+// exports) is refused with a message; they removed each other's pieces and
+// both exited 0 with series naming missing or foreign pieces.
+int tsr_vtk_make_piece_dir(const char *sub, int *lock, char *err, int errlen);
 
 #endif

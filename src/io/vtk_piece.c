@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/file.h>
+#include <fcntl.h>
 #include <sys/types.h>
 #include <dirent.h>
 #include <unistd.h>
@@ -688,8 +690,37 @@ static int is_piece(const char *f) {
   return 0;
 }
 
-int tsr_vtk_make_piece_dir(const char *sub, char *err, int errlen) {
+int tsr_vtk_make_piece_dir(const char *sub, int *lock, char *err, int errlen) {
+  *lock = -1;
   if (tsr_vtk_make_dir(sub, err, errlen)) return -1;
+  char lp[4096];
+  snprintf(lp, sizeof lp, "%s/.lock", sub);
+  int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    snprintf(err, (size_t)errlen, "%s: cannot create: %s", lp, strerror(errno));
+    return -1;
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int e = errno;
+    close(fd);
+    snprintf(err, (size_t)errlen, "%s: %s", sub,
+             e == EWOULDBLOCK ? "another export (run --vtk or export-vtk) is writing into this folder" : strerror(e));
+    return -1;
+  }
+  *lock = fd;
+  // The earlier export's .pvd files first (sub is DIR/NAME: DIR/NAME.pvd,
+  // ...): a new export that stops part way leaves none naming the pieces
+  // removed below (they named 1,765 missing pieces after an interrupted
+  // re-export).
+  static const char *const series[3] = {".pvd", "_contacts.pvd", "_joints.pvd"};
+  for (int k = 0; k < 3; k++) {
+    char pvd[4096];
+    snprintf(pvd, sizeof pvd, "%s%s", sub, series[k]);
+    if (unlink(pvd) != 0 && errno != ENOENT) {
+      snprintf(err, (size_t)errlen, "%s: cannot remove an earlier export's series: %s", pvd, strerror(errno));
+      return -1;
+    }
+  }
   DIR *d = opendir(sub);
   if (!d) {
     snprintf(err, (size_t)errlen, "%s: cannot read directory: %s", sub, strerror(errno));

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "io/vtk_internal.h"
@@ -21,6 +22,7 @@
 
 struct TsrVtkWriter {
   char *dir;
+  int lock;  // the pieces' folder's lock (tsr_vtk_make_piece_dir), -1 none
   char name[256];
   TsrVtkScene scene;
   TsrVtkBox box;
@@ -80,6 +82,7 @@ TsrVtkWriter *tsr_vtk_writer_open(const char *dir, const TsrModel *m, char *err,
     return NULL;
   }
   TsrVtkWriter *w = calloc(1, sizeof *w);
+  if (w) w->lock = -1;
   if (!w || !(w->dir = strdup(dir))) {
     free(w);
     if (err) snprintf(err, (size_t)errlen, "%s: out of memory", dir);
@@ -94,7 +97,7 @@ TsrVtkWriter *tsr_vtk_writer_open(const char *dir, const TsrModel *m, char *err,
   int8_t *jt = malloc((size_t)J + 1);
   double *ja = malloc(((size_t)J + 1) * 3 * sizeof *ja), *jc = malloc(((size_t)J + 1) * 3 * sizeof *jc);
   int ok = sub && x0 && q0 && jb && jt && ja && jc;
-  if (ok && tsr_vtk_make_piece_dir(sub, msg, sizeof msg)) {
+  if (ok && tsr_vtk_make_piece_dir(sub, &w->lock, msg, sizeof msg)) {
     if (err) snprintf(err, (size_t)errlen, "%s", msg);
     ok = -1;
   }
@@ -187,6 +190,7 @@ int tsr_vtk_writer_close(TsrVtkWriter **wp) {
   tsr_vtk_scene_free(&w->scene);
   tsr_vtk_work_free(&w->work);
   free(w->plane_points), free(w->time), free(w->frame), free(w->dir), free(w->tangents);
+  if (w->lock >= 0) close(w->lock);
   free(w);
   *wp = NULL;
   return rc;
