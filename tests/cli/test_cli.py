@@ -24,15 +24,11 @@ import time
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clicheck import check, finish  # noqa: E402
+
 TESSERA = os.environ["TSR_TESSERA"]
 EXAMPLES = os.environ["TSR_EXAMPLES"]
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def run(*args):
@@ -767,5 +763,4 @@ with tempfile.TemporaryDirectory() as tmp:
           "a file size limit: exit 1, said, the file readable with its frames, complete = 0 (%d, %s frames, "
           "info %d: %s)" % (p.returncode, frames, rc_i, p.stderr.strip()[-160:]))
 
-print("%d failed" % len(failures))
-sys.exit(1 if failures else 0)
+finish()

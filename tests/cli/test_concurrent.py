@@ -23,15 +23,11 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clicheck import check, finish  # noqa: E402
+
 TESSERA = os.environ["TSR_TESSERA"]
 EXAMPLES = os.environ["TSR_EXAMPLES"]
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def start(*args):
@@ -111,5 +107,4 @@ with tempfile.TemporaryDirectory() as tmp:
           "--vtk folder removed during the run: the run ends, complete, exit 1 (%d, %s frames: %s)"
           % (p.returncode, i.get("frames"), err.strip()[-120:]))
 
-print("%d failed" % len(failures))
-sys.exit(1 if failures else 0)
+finish()

@@ -88,6 +88,22 @@ def max_rel(tmp, threads, env=None, model=MODEL, steps=20):
         return {r["solver"]: (r["max_rel"], r["pct_converged"]) for r in json.load(f)["rows"]}
 
 
+def model_rows(tmp, what, yaml, steps, tol):
+    """Every solver's rows within tol of their own terms, all steps converged,
+    with 1 and 2 threads, on the model yaml; returns the failures."""
+    path = os.path.join(tmp, "model.yaml")
+    with open(path, "w") as f:
+        f.write(yaml)
+    failures = 0
+    for threads in (1, 2):
+        for solver, (rel, conv) in max_rel(tmp, threads, model=path, steps=steps).items():
+            ok = conv == 100.0 and rel is not None and rel <= tol
+            print(("ok  " if ok else "FAIL"), f"{what}:", solver,
+                  f"{threads} threads: max_rel {rel:.1e}, {conv:.0f}% converged")
+            failures += not ok
+    return failures
+
+
 def main():
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -99,26 +115,8 @@ def main():
                 ok = conv == 100.0 and rel is not None and rel <= 1e-10
                 print(("ok  " if ok else "FAIL"), solver, f"{threads} threads: max_rel {rel:.1e}, {conv:.0f}% converged")
                 failures += not ok
-        singular = os.path.join(tmp, "singular.yaml")
-        with open(singular, "w") as f:
-            f.write(SINGULAR)
-        for threads in (1, 2):
-            rows = max_rel(tmp, threads, model=singular, steps=3)
-            for solver, (rel, conv) in rows.items():
-                ok = conv == 100.0 and rel is not None and rel <= 1e-9
-                print(("ok  " if ok else "FAIL"), "singular subsystems:", solver,
-                      f"{threads} threads: max_rel {rel:.1e}, {conv:.0f}% converged")
-                failures += not ok
-        coplanar = os.path.join(tmp, "coplanar.yaml")
-        with open(coplanar, "w") as f:
-            f.write(COPLANAR)
-        for threads in (1, 2):
-            rows = max_rel(tmp, threads, model=coplanar, steps=40)
-            for solver, (rel, conv) in rows.items():
-                ok = conv == 100.0 and rel is not None and rel <= 1e-10
-                print(("ok  " if ok else "FAIL"), "coplanar contacts, compliance 0:", solver,
-                      f"{threads} threads: max_rel {rel:.1e}, {conv:.0f}% converged")
-                failures += not ok
+        failures += model_rows(tmp, "singular subsystems", SINGULAR, 3, 1e-9)
+        failures += model_rows(tmp, "coplanar contacts, compliance 0", COPLANAR, 40, 1e-10)
     print(f"{failures} failed")
     return 1 if failures else 0
 
