@@ -365,7 +365,7 @@ static void print_replay(const char *model, const char *ref, int ns, const Row *
   double base = base_ms(ns, rows);
   char mj[32], mp[32];
   printf("model %s, %ld steps, %d threads, same MLCPs: those of the %s run (max joint %s, max pen %s)\n", model,
-         rows[0].steps, omp_get_max_threads(), ref, cell(mj, sizeof mj, 0, "%.3e", rows[0].max_joint),
+         rows[0].steps_asked, omp_get_max_threads(), ref, cell(mj, sizeof mj, 0, "%.3e", rows[0].max_joint),
          cell(mp, sizeof mp, 0, "%.3e", rows[0].max_pen));
   printf("%-13s %10s %10s %8s %9s %7s %7s %11s %9s %7s %6s %8s\n", "solver", "mean ms", "median ms", "speedup",
          "med ratio", "avg k", "% kmax", "median err", "max rel", "% conv", "avg N", "avg|Gam|");

@@ -206,6 +206,7 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
   for (int i = 0; i < ns; i++) {
     memset(&rows[i], 0, sizeof rows[i]);
     rows[i].name = names[i];
+    rows[i].steps_asked = steps;
     rows[i].min_bodies = 1 << 30;
   }
   r.c = calloc((size_t)ns, sizeof *r.c);

@@ -433,13 +433,19 @@ static void writer_free(TsrRunWriter *w) {
 }
 
 // The staging name of path: beside it (a rename within one folder), hidden,
-// with the process id: "DIR/.NAME.tessera-PID.tmp". A NAME of over 200
-// bytes is cut to 200 (the whole stays within NAME_MAX).
+// with the process id and the clock's nanoseconds:
+// "DIR/.NAME.tessera-PID-NS.tmp", created exclusively (two processes of one
+// process id on two hosts of a shared folder do not meet; nothing is
+// removed to make room). A NAME of over 200 bytes is cut to 200 (the whole
+// stays within NAME_MAX).
 static char *staging_name(const char *path) {
   const char *slash = strrchr(path, '/');
-  size_t dir = slash ? (size_t)(slash - path) + 1 : 0, len = strlen(path) + 40;
+  size_t dir = slash ? (size_t)(slash - path) + 1 : 0, len = strlen(path) + 64;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
   char *t = malloc(len);
-  if (t) snprintf(t, len, "%.*s.%.200s.tessera-%ld.tmp", (int)dir, path, path + dir, (long)getpid());
+  if (t)
+    snprintf(t, len, "%.*s.%.200s.tessera-%ld-%09ld.tmp", (int)dir, path, path + dir, (long)getpid(), (long)ts.tv_nsec);
   return t;
 }
 
@@ -535,20 +541,12 @@ TsrRunWriter *tsr_run_writer_stage(const char *path, int overwrite, const TsrMod
   H5E_BEGIN_TRY {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
-    // Created under the staging name (EXCL: a leftover of a killed run with
-    // the same process id is not ours to reuse) and published by name once
-    // written: path itself is never truncated in place.
-    unlink(w->staged);
+    // Created under the staging name (EXCL: never someone else's) and
+    // published by name once written: path itself is never truncated in
+    // place (a folder that takes no new file refuses the run, even where the
+    // file in it could be written).
     errno = 0;
     w->file = H5Fcreate(w->staged, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
-    if (w->file < 0 && overwrite && (errno == EACCES || errno == EPERM) && access(path, W_OK) == 0) {
-      // A folder that takes no new file, holding a file that may be
-      // written: that file is truncated in place, as before staging.
-      free(w->staged);
-      w->staged = NULL;
-      w->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-      remember_id(w);
-    }
     H5Pclose(fapl);
     if (w->file < 0) goto out;
     what = "write attributes of";

@@ -512,17 +512,15 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
   }
 
   // Collections, once every piece they name is on disk.
-  static const char *const suffix[3] = {".pvd", "_contacts.pvd", "_joints.pvd"};
-  static const char *const kind[3] = {"bodies", "contacts", "joints"};
   double *tsel = malloc(((size_t)nsel + 1) * sizeof *tsel);
   if (!tsel) goto done;
   for (long k = 0; k < nsel; k++) tsel[k] = times[sel[k]];
   rc = 0;
   for (int k = 0; k < (with_joints ? 3 : 2) && !rc; k++) {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s%s", dir, name, suffix[k]);
+    snprintf(path, sizeof path, "%s/%s%s", dir, name, tsr_vtk_series_suffix[k]);
     if (k == 0) snprintf(res->pvd, sizeof res->pvd, "%.1000s", path);
-    if (tsr_vtk_write_pvd(path, name, kind[k], tsel, sel, nsel)) {
+    if (tsr_vtk_write_pvd(path, name, tsr_vtk_series_kind[k], tsel, sel, nsel)) {
       snprintf(err, (size_t)errlen, "%s: cannot write: %s", path, strerror(errno));
       rc = -4;
     }

@@ -103,5 +103,14 @@ int tsr_vtk_make_dir(const char *dir, char *err, int errlen);
 // exports) is refused with a message; they removed each other's pieces and
 // both exited 0 with series naming missing or foreign pieces.
 int tsr_vtk_make_piece_dir(const char *sub, int *lock, char *err, int errlen);
+// The two halves of it: the folder made and locked, then (once the export
+// cannot back out any more: run --vtk at its first frame, after its run file
+// is published) the earlier export's series and pieces removed.
+int tsr_vtk_lock_piece_dir(const char *sub, int *lock, char *err, int errlen);
+int tsr_vtk_clear_piece_dir(const char *sub, char *err, int errlen);
+
+// The three series of an export, DIR/NAME + suffix, and their pieces' kind.
+extern const char *const tsr_vtk_series_suffix[3];
+extern const char *const tsr_vtk_series_kind[3];
 
 #endif

@@ -690,7 +690,20 @@ static int is_piece(const char *f) {
   return 0;
 }
 
+const char *const tsr_vtk_series_suffix[3] = {".pvd", "_contacts.pvd", "_joints.pvd"};
+const char *const tsr_vtk_series_kind[3] = {"bodies", "contacts", "joints"};
+
 int tsr_vtk_make_piece_dir(const char *sub, int *lock, char *err, int errlen) {
+  if (tsr_vtk_lock_piece_dir(sub, lock, err, errlen)) return -1;
+  if (tsr_vtk_clear_piece_dir(sub, err, errlen)) {
+    close(*lock);
+    *lock = -1;
+    return -1;
+  }
+  return 0;
+}
+
+int tsr_vtk_lock_piece_dir(const char *sub, int *lock, char *err, int errlen) {
   *lock = -1;
   if (tsr_vtk_make_dir(sub, err, errlen)) return -1;
   char lp[4096];
@@ -708,14 +721,17 @@ int tsr_vtk_make_piece_dir(const char *sub, int *lock, char *err, int errlen) {
     return -1;
   }
   *lock = fd;
+  return 0;
+}
+
+int tsr_vtk_clear_piece_dir(const char *sub, char *err, int errlen) {
   // The earlier export's .pvd files first (sub is DIR/NAME: DIR/NAME.pvd,
   // ...): a new export that stops part way leaves none naming the pieces
   // removed below (they named 1,765 missing pieces after an interrupted
   // re-export).
-  static const char *const series[3] = {".pvd", "_contacts.pvd", "_joints.pvd"};
   for (int k = 0; k < 3; k++) {
     char pvd[4096];
-    snprintf(pvd, sizeof pvd, "%s%s", sub, series[k]);
+    snprintf(pvd, sizeof pvd, "%s%s", sub, tsr_vtk_series_suffix[k]);
     if (unlink(pvd) != 0 && errno != ENOENT) {
       snprintf(err, (size_t)errlen, "%s: cannot remove an earlier export's series: %s", pvd, strerror(errno));
       return -1;

@@ -53,14 +53,12 @@ static int fail(TsrVtkWriter *w, const char *what, const char *path) {
 }
 
 static int write_pvds(TsrVtkWriter *w) {
-  static const char *const suffix[3] = {".pvd", "_contacts.pvd", "_joints.pvd"};
-  static const char *const kind[3] = {"bodies", "contacts", "joints"};
   double t0 = tsr_now_seconds();
   int series = w->scene.n_joints > 0 ? 3 : 2;
   for (int k = 0; k < series; k++) {
-    char *p = path_of(w, suffix[k]);
+    char *p = path_of(w, tsr_vtk_series_suffix[k]);
     if (!p) return fail(w, "out of memory", NULL);
-    int rc = tsr_vtk_write_pvd(p, w->name, kind[k], w->time, w->frame, w->n);
+    int rc = tsr_vtk_write_pvd(p, w->name, tsr_vtk_series_kind[k], w->time, w->frame, w->n);
     if (rc) {
       fail(w, "cannot write the collection", p);
       free(p);
@@ -97,7 +95,7 @@ TsrVtkWriter *tsr_vtk_writer_open(const char *dir, const TsrModel *m, char *err,
   int8_t *jt = malloc((size_t)J + 1);
   double *ja = malloc(((size_t)J + 1) * 3 * sizeof *ja), *jc = malloc(((size_t)J + 1) * 3 * sizeof *jc);
   int ok = sub && x0 && q0 && jb && jt && ja && jc;
-  if (ok && tsr_vtk_make_piece_dir(sub, &w->lock, msg, sizeof msg)) {
+  if (ok && tsr_vtk_lock_piece_dir(sub, &w->lock, msg, sizeof msg)) {
     if (err) snprintf(err, (size_t)errlen, "%s", msg);
     ok = -1;
   }
@@ -140,6 +138,20 @@ int tsr_vtk_writer_frame(TsrVtkWriter *w, const TsrFrame *f) {
   if (f->n_bodies != w->scene.n_bodies) {
     errno = EINVAL;
     return fail(w, "frame has a different number of bodies than the model", NULL);
+  }
+  if (w->n == 0) {
+    // The earlier export's series goes at the first frame, not at open:
+    // `run` opens the writer before it publishes its run file, and a run
+    // that backs out then (a signal, a name taken) leaves the folder whole.
+    char *sub = path_of(w, ""), msg[512];
+    if (!sub) return fail(w, "out of memory", NULL);
+    int rc = tsr_vtk_clear_piece_dir(sub, msg, sizeof msg);
+    free(sub);
+    if (rc) {
+      snprintf(w->error, sizeof w->error, "%s", msg);
+      w->failed = 1;
+      return -1;
+    }
   }
   if (w->n == w->cap) {
     long cap = w->cap ? 2 * w->cap : 256;

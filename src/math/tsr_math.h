@@ -42,7 +42,7 @@ static inline TsrVec3 tsr_v3_normalize(TsrVec3 a) {
   // so results do not change with this branch.)
   double s = fmax(fabs(a.x), fmax(fabs(a.y), fabs(a.z)));
   if (!(s > 0) || !isfinite(s)) return a;
-  a = tsr_v3_scale(a, 1.0 / s);
+  a = tsr_v3(a.x / s, a.y / s, a.z / s);  // (divided: 1 / s overflows for a subnormal s, 1e-310)
   return tsr_v3_scale(a, 1.0 / tsr_v3_norm(a));
 }
 static inline TsrVec3 tsr_v3_madd(TsrVec3 a, TsrVec3 b, double s) {

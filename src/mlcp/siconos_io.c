@@ -28,6 +28,7 @@
 #include "mlcp/mlcp.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -147,6 +148,7 @@ static int expect_word(Tok *t, const char *word) {
 static int trip_push(Triplets *T, int i, int j, double v) {
   if (v == 0.0) return 0;
   if (T->n == T->cap) {
+    if (T->cap > INT_MAX / 2 - 1) return -1;  // (2 cap would overflow: "out of memory" for 1e9 entries)
     int c = T->cap ? 2 * T->cap : 256;
     int *a = realloc(T->ti, (size_t)c * sizeof *a);
     if (!a) return -1;

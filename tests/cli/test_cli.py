@@ -725,26 +725,6 @@ with tempfile.TemporaryDirectory() as tmp:
           and not [f for f in os.listdir(tmp) if ".tessera-" in f],
           "run --overwrite with a bad --vtk: exit 2, the old run file kept, no staging file (%d: %s)"
           % (rc, err.strip()[:100]))
-    # A folder that takes no new file (the staging name) but holds a run file
-    # its user may write: --overwrite truncates that file in place, as
-    # before staging. (Needs another user than root to be refused: run as
-    # nobody through runuser when the test runs as root.)
-    if os.geteuid() == 0 and shutil.which("runuser"):
-        ro = os.path.join(tmp, "ro")
-        os.mkdir(ro)
-        rmodel, rout = os.path.join(ro, "p.yaml"), os.path.join(ro, "out.h5")
-        shutil.copy(pend, rmodel)
-        rc, _, _ = run("run", rmodel, "-o", rout, "--steps", "3", "--quiet")
-        os.chmod(rout, 0o666), os.chmod(rmodel, 0o644), os.chmod(ro, 0o755), os.chmod(tmp, 0o755)
-        p = subprocess.run(["runuser", "-u", "nobody", "--", TESSERA, "run", rmodel, "-o", rout, "--overwrite",
-                            "--steps", "7", "--quiet"], capture_output=True, text=True, timeout=120)
-        rc_i, out_i, _ = run("info", rout, "--json")
-        frames = json.loads(out_i).get("frames") if rc_i == 0 else None
-        check(p.returncode == 0 and frames == 8,
-              "--overwrite in a folder that takes no new file: the writable file replaced in place (%d, %s frames: %s)"
-              % (p.returncode, frames, p.stderr.strip()[-120:]))
-    else:
-        print("SKIP --overwrite in a read-only folder: not root, or no runuser")
     # A file size limit (ulimit -f): the write fails with EFBIG, said, exit 1,
     # and the file stays readable as its last flush left it, complete = 0
     # (SIGXFSZ killed the process without a word; closing after the refused

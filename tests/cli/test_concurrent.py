@@ -79,6 +79,7 @@ with tempfile.TemporaryDirectory() as tmp:
     two = os.path.join(tmp, "two")
     p = start("export-vtk", run, "-o", two, "--threads", "1", "--quiet")
     wait_for(lambda: os.path.exists(os.path.join(two, "chain_drop", ".lock")))
+    time.sleep(0.1)  # (the lock file is created, then locked: microseconds apart)
     q = subprocess.run([TESSERA, "export-vtk", run, "-o", two, "--quiet"], capture_output=True, text=True, timeout=120)
     p.communicate(timeout=120)
     check(q.returncode == 2 and "another export" in q.stderr and p.returncode == 0,

@@ -491,7 +491,8 @@ static void test_from_file(void) {
 // largest component: a plane normal [1e200, 0, 1e200] became [0, 0, 0] (a
 // ball on it was thrown sideways at 44 m/s), a hinge axis [1e200, 0, 0] a
 // zero axis, an orientation axis [1e200, 0, 0] the identity; [1e-200, 0,
-// 0] was refused as a zero-length axis.
+// 0] was refused as a zero-length axis, and a subnormal [0, 1e-310, 0]
+// (1 / 1e-310 overflows) must not become NaN.
 static void test_extreme_vectors(void) {
   const char *text =
       "format: tessera-model/1\nname: t\n"
@@ -500,7 +501,7 @@ static void test_extreme_vectors(void) {
       "  - {name: a, mass: 1, shape: {type: sphere, radius: 0.1}, position: [0, 0, 1],\n"
       "     orientation: {axis: [1e200, 0, 0], angle: 1}}\n"
       "  - {name: b, mass: 1, shape: {type: sphere, radius: 0.1}, position: [1, 0, 1],\n"
-      "     orientation: {axis: [0, 1e-200, 0], angle: 1}}\n"
+      "     orientation: {axis: [0, 1e-310, 0], angle: 1}}\n"
       "joints:\n"
       "  - {name: h, type: hinge, bodies: [a, b], anchor: [0.5, 0, 1], axis: [0, 0, -1e300]}\n";
   TsrModel mm;
