@@ -69,6 +69,7 @@
 // Every row then belongs to the subsystem of its moving bodies, or to the
 // interface Gamma (-1) when they lie in different subsystems.
 #include "partition/partition.h"
+#include "util/fnv.h"
 
 #include <metis.h>
 #include <stdint.h>
@@ -221,11 +222,7 @@ static int build_graph(const TsrModel *m, const TsrRowSet *rows, Work **pw, TsrP
   return 0;
 }
 
-static uint64_t str_hash(const char *s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ULL;
-  return h;
-}
+static uint64_t str_hash(const char *s) { return tsr_fnv1a_str(s); }
 
 static int partition_semantic(const TsrModel *m, Work *w, TsrPartition *p) {
   int n = m->n_bodies, ns = 0;

@@ -56,6 +56,7 @@
 #include "solvers/bpp.h"
 #include "solvers/stop.h"
 #include "math/tsr_math.h"
+#include "util/fnv.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -175,11 +176,7 @@ static int reserve(TsrBpp *b, int m, int max_pivots) {
 
 // FNV-1a over the index set; 0 is reserved for empty table slots.
 static uint64_t set_hash(const int8_t *s, int m) {
-  uint64_t h = 1469598103934665603ULL;
-  for (int i = 0; i < m; i++) {
-    h ^= (uint8_t)s[i];
-    h *= 1099511628211ULL;
-  }
+  uint64_t h = tsr_fnv1a(TSR_FNV_OFFSET, s, (size_t)m);
   return h ? h : 1;
 }
 

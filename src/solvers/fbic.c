@@ -17,6 +17,7 @@
 // for any thread count).
 #include "solvers/fbic.h"
 #include "solvers/stop.h"
+#include "util/fnv.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -53,11 +54,8 @@ const TsrSchurTimes *tsr_fbic_times(const TsrFbic *f) { return &f->ss.times; }
 // FNV-1a over the bits of every subsystem's impulses: whether an iteration
 // left them exactly as they were.
 static uint64_t sub_lambda_hash(const TsrSubstructure *ss) {
-  uint64_t h = 1469598103934665603ULL;
-  for (int i = 0; i < ss->n_sub; i++) {
-    const unsigned char *q = (const unsigned char *)ss->sub[i].lambda;
-    for (size_t k = 0; k < (size_t)ss->sub[i].n * sizeof(double); k++) h = (h ^ q[k]) * 1099511628211ULL;
-  }
+  uint64_t h = TSR_FNV_OFFSET;
+  for (int i = 0; i < ss->n_sub; i++) h = tsr_fnv1a(h, ss->sub[i].lambda, (size_t)ss->sub[i].n * sizeof(double));
   return h;
 }
 

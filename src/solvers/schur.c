@@ -92,6 +92,7 @@
 #include "util/env.h"
 #include "util/grow.h"
 #include "util/union_find.h"
+#include "util/fnv.h"
 
 #include <float.h>
 #include <math.h>
@@ -418,10 +419,7 @@ static void sub_rhs(const double *lam_g, TsrSchurSub *u) {
   }
 }
 
-static uint64_t set_hash(const int8_t *s, int n, uint64_t h) {
-  for (int i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 1099511628211ULL;
-  return h;
-}
+static uint64_t set_hash(const int8_t *s, int n, uint64_t h) { return tsr_fnv1a(h, s, (size_t)n); }
 
 // Index set made consistent with the bounds (as BPP does).
 static int8_t normal_set(int8_t v, double lo, double hi) {
@@ -1070,7 +1068,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
   double bmax = 0.0;
   for (int r = 0; r < m; r++) bmax = tsr_maxd(bmax, fabs(p->b[r]));
   double res_tol = 1e-12 * fmax(1.0, bmax);
-  uint64_t h0 = 1469598103934665603ULL;
+  uint64_t h0 = TSR_FNV_OFFSET;
   for (int i = 0; i < N; i++) h0 = set_hash(ss->sub[i].set, ss->sub[i].n, h0);
   s->hist[0] = h0;
   double t1 = tsr_substructure_now();
@@ -1160,7 +1158,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     }
     if (final_pass) break;
     // INDEXSETS: stop when I^k = I^(k-1); detect a cycle I^k = I^j, j < k-1.
-    uint64_t hk = 1469598103934665603ULL;
+    uint64_t hk = TSR_FNV_OFFSET;
     int same = 1, solved = irc == 0;  // every BPP of this iteration found its set
     for (int i = 0; i < N; i++) {
       TsrSchurSub *u = &ss->sub[i];
