@@ -208,7 +208,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
   row->mean_interface_rows = n ? sum_gam / (double)n : NAN;
   if (row->min_bodies > row->max_bodies) row->min_bodies = row->max_bodies = 0;
   row->fallbacks = tsr_solver_fallbacks(w.solver);
-  row->fallback_ms = n ? 1e3 * tsr_solver_fallback_seconds(w.solver) / (double)n : NAN;
+  if (n) row->fallback_ms = 1e3 * tsr_solver_fallback_seconds(w.solver) / (double)n;  // (else NaN: no figures)
   tsr_solver_cond_mean(w.solver, &row->cond_mean);
   row->ok = status == 0 && n == steps;  // (a stop leaves it short)
   free(per);

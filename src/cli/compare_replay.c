@@ -177,7 +177,7 @@ static void fill_row(const Replay *r, int i, const char *label, TsrCompareRow *r
   }
   if (row->min_bodies > row->max_bodies) row->min_bodies = row->max_bodies = 0;
   row->fallbacks = tsr_solver_fallbacks(c->solver);
-  row->fallback_ms = n ? 1e3 * tsr_solver_fallback_seconds(c->solver) / (double)n : NAN;
+  if (n) row->fallback_ms = 1e3 * tsr_solver_fallback_seconds(c->solver) / (double)n;  // (else NaN: no figures)
   tsr_solver_cond_mean(c->solver, &row->cond_mean);
 }
 

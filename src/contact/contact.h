@@ -109,7 +109,7 @@ void tsr_contact_store(TsrContacts *cs, const double *lambda, const int8_t *inde
 // sticks) adds h times its tangential sliding velocity to its slip; any
 // other's slip is cleared (it slides, or carries no friction). The next
 // step's friction rows pull the slip back (rows.c: the stiction anchor).
-void tsr_contact_update_slip(TsrContacts *cs, const TsrRowSet *rows, const TsrMlcp *p, const double *lambda,
+void tsr_contact_update_slip(TsrContacts *cs, const TsrBodies *b, const TsrMlcp *p, const double *lambda,
                              const double *v_new, double h);
 
 // Friction bounds refreshed from this step's solution (seed 000 §8.2's

@@ -216,19 +216,7 @@ void tsr_contact_store(TsrContacts *cs, const double *lambda, const int8_t *inde
   }
 }
 
-// J v of row r (the two bodies' parts).
-static double row_velocity(const TsrRow *r, const double *v) {
-  double s = 0.0;
-  for (int side = 0; side < 2; side++) {
-    int k = r->body[side];
-    if (k < 0) continue;
-    const double *vk = &v[6 * k];
-    for (int a = 0; a < 6; a++) s += r->J[side][a] * vk[a];
-  }
-  return s;
-}
-
-void tsr_contact_update_slip(TsrContacts *cs, const TsrRowSet *rows, const TsrMlcp *p, const double *lambda,
+void tsr_contact_update_slip(TsrContacts *cs, const TsrBodies *b, const TsrMlcp *p, const double *lambda,
                              const double *v_new, double h) {
   for (int i = 0; i < cs->n; i++) {
     TsrContact *c = &cs->c[i];
@@ -242,7 +230,9 @@ void tsr_contact_update_slip(TsrContacts *cs, const TsrRowSet *rows, const TsrMl
       c->slip = tsr_v3(0, 0, 0);
       continue;
     }
-    const TsrRow *r1 = &rows->rows[cs->first_row + 3 * i + 1], *r2 = r1 + 1;
-    c->slip = tsr_v3_madd(tsr_v3_madd(c->slip, c->t1, h * row_velocity(r1, v_new)), c->t2, h * row_velocity(r2, v_new));
+    // (the friction rows' J v: the points' relative velocity along t1, t2)
+    TsrVec3 v = tsr_v3_sub(tsr_contact_point_velocity(b, v_new, c->body[0], c->r[0]),
+                           tsr_contact_point_velocity(b, v_new, c->body[1], c->r[1]));
+    c->slip = tsr_v3_madd(tsr_v3_madd(c->slip, c->t1, h * tsr_v3_dot(v, c->t1)), c->t2, h * tsr_v3_dot(v, c->t2));
   }
 }
