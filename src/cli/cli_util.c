@@ -231,6 +231,14 @@ static int group_rank(const TsrRowSet *rows, const int *first, const int *group,
   return k ? tsr_joint_rows_rank(rows->rows, pick, k, lo, hi) : -1;
 }
 
+int tsr_cli_prepare_model(const TsrModel *m, int warn) {
+  tsr_cli_apply_threads(m->settings.solver.threads);
+  if (!warn) return 0;
+  if (tsr_cli_warn_overlaps(m) < 0) return -1;
+  tsr_cli_warn_redundant(m);
+  return 0;
+}
+
 int tsr_cli_warn_redundant(const TsrModel *m) {
   int n = m->n_joints, found = 0;
   int *order = n > 0 ? malloc(2 * (size_t)n * sizeof *order) : NULL;
@@ -316,6 +324,7 @@ void tsr_cli_progress_start(TsrCliProgress *p, int quiet, double log_every) {
   p->log_every = isnan(log_every) ? 60.0 : log_every;
   p->quiet = quiet || (!p->tty && p->log_every <= 0);
   p->shown = 0;
+  p->unit = "step";
   p->t_start = tsr_now_seconds();
   p->t_last = p->tty ? 0.0 : p->t_start;  // a terminal shows the first step at once
 }
@@ -333,12 +342,12 @@ void tsr_cli_progress(TsrCliProgress *p, const char *what, long step, long steps
   double frac = steps > 0 ? (double)step / (double)steps : 0.0, spent = now - p->t_start;
   double eta = frac > 0 ? spent * (1 - frac) / frac : 0.0;
   if (p->tty) {
-    fprintf(stderr, "\r%s: step %ld/%ld (%.0f%%)", what, step, steps, 100 * frac);
+    fprintf(stderr, "\r%s: %s %ld/%ld (%.0f%%)", what, p->unit, step, steps, 100 * frac);
     if (!isnan(t)) fprintf(stderr, "  t = %.3f s", t);
     fprintf(stderr, "%s%s  eta %.0f s   ", detail ? "  " : "", detail ? detail : "", eta);
     p->shown = 1;
   } else {
-    fprintf(stderr, "%s: step %ld/%ld (%.0f%%), ", what, step, steps, 100 * frac);
+    fprintf(stderr, "%s: %s %ld/%ld (%.0f%%), ", what, p->unit, step, steps, 100 * frac);
     if (!isnan(t)) fprintf(stderr, "t = %.6g s, ", t);
     fprintf(stderr, "%.1f s elapsed, eta %.1f s\n", spent, eta);
   }

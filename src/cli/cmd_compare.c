@@ -52,6 +52,8 @@ static const char compare_usage[] =
     "                        solves the MLCP S was given, from the same warm start.\n"
     "                        On chaotic scenes (piles, collapses) whole runs part\n"
     "                        trajectories; this compares the solvers alone\n"
+    "  --progress S          when stderr is not a terminal (a batch job's log), a\n"
+    "                        progress line every S seconds (default 60; 0 = none)\n"
     "  -q, --quiet           no progress lines\n"
     "\n"
     "k_max is settings.solver.max_coupling_iterations where the model sets it, else each\n"
@@ -100,7 +102,7 @@ void tsr_compare_scratch_free(TsrCompareScratch *s) {
   memset(s, 0, sizeof *s);
 }
 
-// warn: the model's warnings (tsr_cli_warn_overlaps), given for the first
+// warn: the model's warnings (tsr_cli_prepare_model), given for the first
 // solver only: every solver runs the same model.
 static int run_one(const TsrRunOptions *o, const char *solver, int cond, int warn, Row *row) {
   TsrModel model;
@@ -110,8 +112,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
   int t = tsr_solver_type_from_name(solver);
   model.settings.solver.type = (TsrSolverType)t;
   int kmax = tsr_world_kmax(&model, (TsrSolverType)t);
-  tsr_cli_apply_threads(model.settings.solver.threads);
-  if (warn && tsr_cli_warn_overlaps(&model) < 0) {
+  if (tsr_cli_prepare_model(&model, warn)) {
     tsr_model_free(&model);
     return 2;
   }
@@ -147,7 +148,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
   long at_kmax = 0, conv = 0, n = 0;
   row->substructured = tsr_solver_substructured((TsrSolverType)t);
   TsrCliProgress progress;
-  tsr_cli_progress_start(&progress, o->quiet, NAN);
+  tsr_cli_progress_start(&progress, o->quiet, o->progress);
   while (w.step < steps && !tsr_stop_requested()) {
     int s = tsr_world_step(&w);
     if (tsr_stop_requested()) break;  // its solve was cut short: not counted

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `tessera export-vtk RUN.h5 -o DIR [--every N] [--from T0] [--to T1]
-//  [--threads N] [--segments N] [--quiet]`: VTK pieces and .pvd collections
+//  [--threads N] [--segments N] [--progress S] [--quiet]`: VTK pieces and .pvd collections
 // for ParaView (layout in src/io/vtk.h and postproc/README.md).
 #include <errno.h>
 #include <math.h>
@@ -18,7 +18,7 @@
 
 static const char usage[] =
     "usage: tessera export-vtk RUN.h5 -o DIR [--every N] [--from T0] [--to T1] [--threads N]\n"
-    "                          [--segments N] [--quiet]\n"
+    "                          [--segments N] [--progress S] [--quiet]\n"
     "\n"
     "Writes VTK files for ParaView: DIR/NAME.pvd (bodies), DIR/NAME_contacts.pvd and\n"
     "DIR/NAME_joints.pvd (file series, one time step per frame), and the .vtp pieces\n"
@@ -32,7 +32,10 @@ static const char usage[] =
     "  --threads N    OpenMP threads encoding frames (0 = every core; default:\n"
     "                 OMP_NUM_THREADS or every core)\n"
     "  --segments N   facets around spheres, capsules and cylinders (3..128, default 12)\n"
-    "  --quiet        no summary line\n";
+    "  --progress S   when stderr is not a terminal (a batch job's log), a progress\n"
+    "                 line every S seconds (default 60; 0 = none); on a terminal\n"
+    "                 one line rewritten in place\n"
+    "  --quiet        no progress and no summary line\n";
 
 static int parse_long(const char *opt, const char *s, long min, long max, long *out) {
   char *end;
@@ -43,6 +46,17 @@ static int parse_long(const char *opt, const char *s, long min, long max, long *
       tsr_cli_error("export-vtk: %s expects an integer >= %ld, got '%s'", opt, min, s);
     else
       tsr_cli_error("export-vtk: %s expects an integer in %ld..%ld, got '%s'", opt, min, max, s);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+static int parse_seconds(const char *opt, const char *s, double *out) {
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s || *end || !isfinite(v) || v < 0) {
+    tsr_cli_error("export-vtk: %s expects a non-negative number of seconds, got '%s'", opt, s);
     return -1;
   }
   *out = v;
@@ -61,8 +75,20 @@ static int parse_time(const char *opt, const char *s, double *out) {
   return 0;
 }
 
+// A progress line (tsr_cli_progress) after a frame, named by the run file.
+typedef struct {
+  TsrCliProgress p;
+  const char *run;
+} Progress;
+
+static void frame_done(void *ctx, long done, long total) {
+  Progress *pr = ctx;
+  tsr_cli_progress(&pr->p, pr->run, done, total, NAN, NULL);
+}
+
 int tsr_cmd_export_vtk(int argc, char **argv) {
   const char *run = NULL, *dir = NULL;
+  double progress = NAN;  // seconds between a log's progress lines (NaN: the default)
   TsrVtkExportOptions o = {.every = 1, .t_from = -INFINITY, .t_to = INFINITY, .segments = 0};
   long threads = -1, segments = 0;  // threads: -1 OMP_NUM_THREADS or every core; 0 every core
   int quiet = 0;
@@ -91,6 +117,8 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
       if (!VALUE() || parse_long(a, v, 0, TSR_MAX_THREADS, &threads)) return 2;
     } else if (!strcmp(a, "--segments")) {
       if (!VALUE() || parse_long(a, v, 3, 128, &segments)) return 2;
+    } else if (!strcmp(a, "--progress")) {
+      if (!VALUE() || parse_seconds(a, v, &progress)) return 2;
     } else if (a[0] == '-' && a[1]) {
       tsr_cli_error("export-vtk: unknown option '%s' (see 'tessera export-vtk --help')", arg.arg);
       return 2;
@@ -121,7 +149,12 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
   double t0 = tsr_now_seconds();
   tsr_cli_catch_stop_signals();  // Ctrl-C, SIGTERM: the export stops between frames, exit 130
   o.stop = tsr_stop_requested;
+  Progress pr = {.run = run};
+  tsr_cli_progress_start(&pr.p, quiet, progress);
+  pr.p.unit = "frame";
+  if (!pr.p.quiet) o.progress = frame_done, o.progress_ctx = &pr;
   int rc = tsr_vtk_export(run, dir, &o, &res, err, sizeof err);
+  tsr_cli_progress_end(&pr.p, rc == 0);
   if (rc) {
     tsr_cli_error("%s", err);
     // 2: the run file cannot be read (bad input); a folder that cannot be

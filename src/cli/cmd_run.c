@@ -95,14 +95,12 @@ int tsr_cmd_run(int argc, char **argv) {
     tsr_run_options_free(&o);
     return 2;
   }
-  tsr_cli_apply_threads(model.settings.solver.threads);
-  if (tsr_cli_warn_overlaps(&model) < 0) {
+  if (tsr_cli_prepare_model(&model, 1)) {
     tsr_model_free(&model);
     tsr_run_options_free(&o);
     return 2;
   }
   tsr_cli_warn_output(&model);
-  tsr_cli_warn_redundant(&model);
 
   TsrWorld world;
   char err[512] = "";

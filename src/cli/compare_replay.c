@@ -194,8 +194,7 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
   // Each solver's k_max: the model's, or its own (tsr_world_kmax), for the
   // reference and each candidate alike.
   model.settings.solver.type = (TsrSolverType)rt;
-  tsr_cli_apply_threads(model.settings.solver.threads);
-  if (tsr_cli_warn_overlaps(&model) < 0) {
+  if (tsr_cli_prepare_model(&model, 1)) {
     tsr_model_free(&model);
     return 2;
   }
@@ -252,7 +251,7 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
     w.solve_hook = hook;
     w.solve_hook_ctx = &r;
     TsrCliProgress progress;
-    tsr_cli_progress_start(&progress, o->quiet, NAN);
+    tsr_cli_progress_start(&progress, o->quiet, o->progress);
     char what[64];
     snprintf(what, sizeof what, "replay of %s", ref);
     while (w.step < steps && !tsr_stop_requested()) {

@@ -71,7 +71,7 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
       o->vtk_dir = val;
     } else if (overwrite) {
       o->overwrite = 1;
-    } else if (with_output && !strcmp(a, "--progress")) {
+    } else if ((with_output || !strcmp(cmd, "compare")) && !strcmp(a, "--progress")) {
       NEED_VALUE();
       if (parse_seconds(cmd, a, val, &o->progress)) goto usage_error;
     } else if (quiet) {

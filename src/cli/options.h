@@ -18,7 +18,7 @@ typedef struct {
   long max_bodies, threads, steps, every;   // -1 when not given
   double duration;                          // NaN when not given
   const char *duration_arg;                 // --duration as given (for the run file's overrides)
-  double progress;                          // --progress S (run): seconds between log lines; NaN when not given
+  double progress;  // --progress S (run, compare): seconds between log lines; NaN when not given
   int n_sets;
   const char **sets;      // --set KEY=VALUE, in order
   char *output_resolved;  // owned: the file a symbolic-link -o names (output then points here)
@@ -84,6 +84,7 @@ const char *tsr_cli_step_failure(const struct TsrWorld *w, int status);
 typedef struct {
   int quiet, tty, shown;
   double log_every, t_start, t_last;
+  const char *unit;  // what is counted: "step" (tsr_cli_progress_start's), or set after it
 } TsrCliProgress;
 void tsr_cli_progress_start(TsrCliProgress *p, int quiet, double log_every);
 void tsr_cli_progress(TsrCliProgress *p, const char *what, long step, long steps, double t, const char *detail);
@@ -94,5 +95,12 @@ void tsr_cli_progress_end(TsrCliProgress *p, int keep);
 
 // OpenMP thread count (0 = every core) and single-threaded BLAS.
 void tsr_cli_apply_threads(int threads);
+
+// What run, compare and replay do with a loaded model before its world is
+// made: apply its thread count and, with warn, give its warnings (shapes that
+// start inside one another, redundant rigid joints). Returns -1 after an
+// error when the model cannot be simulated (tsr_cli_warn_overlaps: the
+// caller exits 2), else 0.
+int tsr_cli_prepare_model(const TsrModel *m, int warn);
 
 #endif

@@ -69,6 +69,10 @@ typedef struct {
   double t_from, t_to;  // simulated time window, inclusive (-inf, +inf for all)
   int segments;         // facets around a round shape (0: default 12)
   int (*stop)(void);    // NULL, or asked between frames: nonzero ends the export (-3, no .pvd written)
+  // NULL, or told after each frame written: done of total frames, one call at
+  // a time (the frames are written by several threads, in no fixed order)
+  void (*progress)(void *ctx, long done, long total);
+  void *progress_ctx;
 } TsrVtkExportOptions;
 
 typedef struct {

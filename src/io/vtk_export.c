@@ -441,6 +441,7 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
   tsr_vtk_plane_points(&scene, &box, plane_pts);
 
   int failed = 0;
+  long done = 0;
   char ferr[1024] = "";
   int with_joints = scene.n_joints > 0;
 #pragma omp parallel
@@ -488,6 +489,10 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
           tsr_vtk_piece_name(path, sizeof path, dir, name, "joints", sel[k]);
           e = tsr_vtk_write_joints(&scene, &fb.f, &work, path);
         }
+      }
+      if (!e && o && o->progress) {
+#pragma omp critical(tsr_vtk_progress)
+        o->progress(o->progress_ctx, ++done, nsel);
       }
       if (e) {
         int en = errno;

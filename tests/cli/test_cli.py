@@ -373,6 +373,18 @@ joints:
     check(rc == 0 and err == "", "--quiet: nothing on stderr (%r)" % err[:200])
     rc, _, err = run("run", pend, "-o", logged, "--overwrite", "--progress", "-1")
     check(rc == 2 and "--progress" in err, "--progress -1: exit 2")
+    # export-vtk and compare take --progress too (frames; steps of each solver).
+    rc, _, err = run("export-vtk", logged, "-o", os.path.join(tmp, "logged_vtk"), "--progress", "0")
+    check(rc == 0 and err == "", "export-vtk --progress 0: no line (%r)" % err[:200])
+    rc, _, err = run("export-vtk", logged, "-o", os.path.join(tmp, "logged_vtk"), "--progress", "1e-9", "--threads", "2")
+    done = [int(a) for a in re.findall(r"^\S+logged\.h5: frame (\d+)/301 \(\d+%\), [0-9.]+ s elapsed", err, re.M)]
+    check(rc == 0 and done == list(range(1, 302)), "export-vtk --progress: one line a frame, counted in order (%d)"
+          % len(done))
+    rc, _, err = run("export-vtk", logged, "-o", os.path.join(tmp, "logged_vtk"), "--progress", "x")
+    check(rc == 2 and "--progress expects" in err, "export-vtk --progress x: exit 2 (%s)" % err.strip())
+    rc, _, err = run("compare", pend, "--solvers", "direct-bpp,pgs", "--steps", "20", "--progress", "1e-9")
+    check(rc == 0 and re.findall(r"^pgs: step 20/20 ", err, re.M) and "direct-bpp: step 20/20" in err,
+          "compare --progress: each solver's steps (%s)" % err.strip()[-120:])
 
     # A full disk (here: a file-size limit, writes fail with EFBIG): exit 1,
     # the system's reason in the message, and none of HDF5's own messages.
@@ -729,8 +741,14 @@ with tempfile.TemporaryDirectory() as tmp:
     # and the file stays readable as its last flush left it, complete = 0
     # (SIGXFSZ killed the process without a word; closing after the refused
     # writes left a file no reader could open).
+    # The file is first written at its first flush, a second after it is
+    # opened (or when 4 MiB wait, which would be refused with nothing on
+    # disk): PGS held to 5000 sweeps makes a step of chain_drop ~0.1 s here,
+    # so the first flush writes ~1 MB of the 3 MiB allowed (a machine 3 times
+    # faster: ~2.5 MB), and a later flush is refused.
     big = os.path.join(tmp, "big.h5")
     p = subprocess.run([TESSERA, "run", os.path.join(EXAMPLES, "chain_drop.yaml"), "-o", big, "--solver", "pgs",
+                        "--set", "settings.solver.iterations=5000", "--set", "settings.solver.tolerance=1e-300",
                         "--steps", "400", "--quiet"], capture_output=True, text=True, timeout=300,
                        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (3 << 20, 3 << 20)))
     frames = complete = None
