@@ -52,9 +52,44 @@ static int box_face(dGeomID f, TsrVec3 dir, dVector3 side, TsrVec3 u[3], double 
   return face_toward(u, dir, sgn);
 }
 
+// A cylinder's rim points start at its lowest along -n once it is tilted
+// off n by this sine or more; level, they are fixed on the cylinder (its x
+// axis), and in between they turn smoothly from one to the other
+// (rim_phase).
+#define RIM_LEVEL_SIN 1e-3
+
+// The angle from a cylinder's x axis (ax[0]) to the first of its four rim
+// points, 90 degrees apart, for a surface toward -n. The rim's lowest point
+// lies along u = a (n . a) - n, |u| the sine of the tilt off n. Nearly
+// level, the tilt is the contacts' compliance under a sliding cylinder's
+// friction torque (1e-7 rad) or round-off, and u's axial part a_z^2 - 1
+// cancels: points taken along u turned from the x axis to the sliding
+// direction at the first step, swung with the tilt after that, and lay
+// 5e-10 m off the rim (tsr_solid_deepest's samples of the true rim beat
+// them). So the points' set, which repeats every 90 degrees, takes the
+// phase of s e^(4 i alpha) + max(0, RIM_LEVEL_SIN - s), alpha the lowest
+// point's angle and s = |u|, and is built from the cylinder's own axes:
+// fixed on the cylinder when level, at the lowest point from a tilt of
+// RIM_LEVEL_SIN on (exactly: a wheel's rim point 1e-8 m above its lowest,
+// turned by RIM_LEVEL_SIN / 4, halved its traction), and continuous in the
+// pose between, where a rim point lies at most 0.3 r RIM_LEVEL_SIN above
+// the lowest.
+static double rim_phase(const TsrVec3 ax[3], TsrVec3 n) {
+  const TsrVec3 u = tsr_v3_sub(tsr_v3_scale(ax[2], tsr_v3_dot(n, ax[2])), n);
+  const double x = tsr_v3_dot(u, ax[0]), y = tsr_v3_dot(u, ax[1]), s = hypot(x, y);
+  if (!(s > 0.0)) return 0.0;
+  const double x2 = x * x - y * y, y2 = 2.0 * x * y;  // (x + i y)^2, then ^4 over s^3
+  const double x4 = (x2 * x2 - y2 * y2) / (s * s * s), y4 = 2.0 * x2 * y2 / (s * s * s);
+  const double phase = 0.25 * atan2(y4, x4 + fmax(0.0, RIM_LEVEL_SIN - s)), alpha = atan2(y, x);
+  // of the four, the point nearest the lowest first (the order the points
+  // had when they started from the lowest)
+  return phase + 0.5 * M_PI * round((alpha - phase) / (0.5 * M_PI));
+}
+
 // The points of a box (its eight corners) or of a cylinder (four on each
-// rim, 90 degrees apart, from the rim's lowest along -n) that can first
-// touch a surface whose outward normal is n; ax: the shape's axes.
+// rim, 90 degrees apart, from the rim's lowest along -n once it is tilted:
+// rim_phase) that can first touch a surface whose outward normal is n; ax:
+// the shape's axes.
 static int solid_points(dGeomID g, TsrVec3 n, TsrVec3 ax[3], TsrVec3 p[8]) {
   const TsrVec3 ctr = geom_pos(g);
   geom_axes(g, ax);
@@ -71,10 +106,10 @@ static int solid_points(dGeomID g, TsrVec3 n, TsrVec3 ax[3], TsrVec3 p[8]) {
   }
   dReal r, len;
   dGeomCylinderGetParams(g, &r, &len);
-  TsrVec3 a = ax[2], u = tsr_v3_sub(tsr_v3_scale(a, tsr_v3_dot(n, a)), n);  // -n less its axial part
-  double un = tsr_v3_norm(u);
-  u = un > 1e-9 ? tsr_v3_scale(u, 1.0 / un) : ax[0];  // standing: any radius
-  TsrVec3 v = tsr_v3_cross(a, u);
+  const TsrVec3 a = ax[2];
+  const double phase = rim_phase(ax, n);
+  const TsrVec3 u = tsr_v3_add(tsr_v3_scale(ax[0], cos(phase)), tsr_v3_scale(ax[1], sin(phase)));
+  const TsrVec3 v = tsr_v3_cross(a, u);
   const TsrVec3 dirs[4] = {u, v, tsr_v3_neg(u), tsr_v3_neg(v)};
   for (int cap = 0; cap < 2; cap++)
     for (int k = 0; k < 4; k++) p[np++] = tsr_v3_madd(tsr_v3_madd(ctr, a, (cap ? 0.5 : -0.5) * len), dirs[k], r);
@@ -1077,7 +1112,21 @@ int tsr_solid_deepest(dGeomID a, dGeomID b, dContactGeom *buf, int n, int max, d
   if (max <= 0 || (ca != dCylinderClass && cb != dCylinderClass)) return n;
   double have = -INFINITY;
   for (int k = 0; k < n; k++) have = fmax(have, buf[k].depth);
-  const double need = far > 0.0 ? have : have + tol;  // what a sample must pass
+  // What a sample must pass. With far, any depth the rim points may leave
+  // out by design (0.3 r RIM_LEVEL_SIN, rim_phase) is no miss: a sample
+  // beside them beat a nearly level cylinder's by 5e-11 m (round-off put
+  // them off the rim) to 4e-8 m (fixed on the cylinder, tilted 1e-5 rad)
+  // and took the place of the shallowest, a new contact at every wobble of
+  // the tilt, its friction bounded by a first-step estimate beyond the
+  // load: a cylinder sliding on a box slowed at up to 1.18 mu g
+  // (tests/physics/test_contact_slide.c).
+  double rim = 0.0;
+  for (int side = 0; side < 2; side++) {
+    dGeomID g = side ? b : a;
+    dReal r, len;
+    if (dGeomGetClass(g) == dCylinderClass) dGeomCylinderGetParams(g, &r, &len), rim = fmax(rim, (double)r);
+  }
+  const double need = far > 0.0 ? have + RIM_LEVEL_SIN * rim : have + tol;
   {  // apart: their bounding capsules do not meet (most pairs of a pile's broad phase),
     TsrVec3 pa, da, pb, db;
     double ra, rb, s, t;

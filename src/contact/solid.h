@@ -33,7 +33,8 @@ typedef struct {
 // the ground of most scenes, its points are made here from its true
 // geometry (grown by the fixed margin only): a box's eight corners, or
 // each cylinder rim's lowest point (its support point along -n) and the
-// three 90 degrees on. A point is a contact when it is within the margin
+// three 90 degrees on (nearly level, four fixed on the cylinder instead:
+// solid.c, rim_phase). A point is a contact when it is within the margin
 // of the plane, or can reach it in this step: closer than h times its
 // velocity toward the plane plus |g| h^2 (capped at sweep_margin's bound).
 // That is per point, from the point's own velocity, and for a cylinder
@@ -179,7 +180,8 @@ int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int 
 // (a box's surface on a 5 x 5 grid per face, a cylinder's rims, side and
 // flat ends, a capsule's axis), with the other's normal there. When it lies
 // deeper than every contact in buf by more than tol, or (with far > 0)
-// deeper than every one and farther than far from each, it is added (in
+// deeper than every one by more than the rim points may miss the lowest
+// by (solid.c, rim_phase) and farther than far from each, it is added (in
 // place of the shallowest when buf holds max). The generators above meet
 // features they name (corners, rim points toward an axis, crossing axes);
 // ODE's cylinder-box takes a polygon for the rim, and a cylinder falling
