@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "linalg/chol.h"
 #include "mlcp/mlcp.h"
+#include "solvers/lemke.h"
 #include "solvers/solver.h"
 
 static const char mlcp_usage[] =
@@ -24,9 +25,11 @@ static const char mlcp_usage[] =
     "options:\n"
     "  --solver S          direct-bpp (default), pgs, pgs-sm; schur-bpp, schur-pgs-sm\n"
     "                      and fbic accepted too, with the whole problem as one\n"
-    "                      subsystem (a file holds no partition)\n"
+    "                      subsystem (a file holds no partition); lemke (Lemke's\n"
+    "                      complementary pivoting, dense: LCPs, and MLCPs whose free\n"
+    "                      rows' block is invertible; no box bounds; at most 5000 rows)\n"
     "  --format F          lcp, mlcp or relay (default: from the path)\n"
-    "  --max-pivots N      BPP pivot cap (default 50)\n"
+    "  --max-pivots N      BPP pivot cap (default 50); lemke's (default 1000 + 50 n)\n"
     "  --iterations N      PGS sweep cap (default 1000)\n"
     "  --solution          print lambda and w, one row per line\n";
 
@@ -97,9 +100,11 @@ int tsr_cmd_mlcp(int argc, char **argv) {
     tsr_cli_error("mlcp solve: missing FILE");
     return 2;
   }
-  int type_id = tsr_solver_type_from_name(solver_name);
+  // lemke is a solver of this command only (not of model files: model.h).
+  int type_id = !strcmp(solver_name, "lemke") ? (int)TSR_SOLVER_LEMKE : tsr_solver_type_from_name(solver_name);
   if (type_id < 0) {
-    tsr_cli_error("mlcp: unknown solver '%s' (direct-bpp, pgs, pgs-sm, schur-bpp, schur-pgs-sm, fbic)", solver_name);
+    tsr_cli_error("mlcp: unknown solver '%s' (direct-bpp, pgs, pgs-sm, schur-bpp, schur-pgs-sm, fbic, lemke)",
+                  solver_name);
     return 2;
   }
   TsrSolverType type = (TsrSolverType)type_id;
@@ -115,6 +120,13 @@ int tsr_cmd_mlcp(int argc, char **argv) {
   // PGS-SM's sweeps read row i of A as column i (solvers/pgs_sm.c).
   if (type == TSR_SOLVER_PGS_SM && !p.symmetric) {
     tsr_cli_error("mlcp: pgs-sm needs a symmetric matrix, and %s's is not (use direct-bpp or pgs)", path);
+    tsr_mlcp_free(&p);
+    return 2;
+  }
+  // Lemke's bounds and size, refused before solving as pgs-sm's asymmetry is
+  // (its singular free block can only be found by factorising: a failure).
+  if (type == TSR_SOLVER_LEMKE && tsr_lemke_check(&p, err, sizeof err)) {
+    tsr_cli_error("mlcp: %s: %s", path, err);
     tsr_mlcp_free(&p);
     return 2;
   }
@@ -166,6 +178,8 @@ int tsr_cmd_mlcp(int argc, char **argv) {
         "mlcp: the matrix is not symmetric, so its free blocks are factorised by dense LU, which is "
         "refused above %d rows (%.1f GB); pgs needs no factorisation",
         TSR_CHOL_LU_MAX, (double)TSR_CHOL_LU_MAX * TSR_CHOL_LU_MAX * 8 / 1e9);
+  const char *note = tsr_solver_note(solver);
+  if (rc != 0 && note) tsr_cli_error("mlcp: %s: %s", solver_name, note);
   printf("iterations: %d\n", stats.iterations);
   printf("factorizations: %d\n", stats.factorizations);
   printf("time: %.3f ms\n", (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6);

@@ -104,7 +104,10 @@ typedef enum {
   TSR_SOLVER_SCHUR_BPP,
   TSR_SOLVER_SCHUR_PGS_SM,
   TSR_SOLVER_FBIC,
-  TSR_SOLVER_COUNT
+  TSR_SOLVER_COUNT,  // the solvers of model files, `run` and `compare`
+  // Solvers of `tessera mlcp solve` only, after the count: a model file
+  // cannot name them (solvers/lemke.h: LCPs, a dense tableau).
+  TSR_SOLVER_LEMKE = TSR_SOLVER_COUNT,
 } TsrSolverType;
 
 // Partitioning methods (src/partition/partition.h describes each). The first

@@ -15,6 +15,7 @@ const char *const tsr_partition_names[TSR_PARTITION_COUNT] = {"semantic", "mindp
 const char *const tsr_refine_names[TSR_REFINE_COUNT] = {"none", "kl", "fm"};
 
 const char *tsr_solver_type_name(TsrSolverType t) {
+  if (t == TSR_SOLVER_LEMKE) return "lemke";
   return (int)t >= 0 && t < TSR_SOLVER_COUNT ? tsr_solver_names[t] : "unknown";
 }
 

@@ -14,6 +14,7 @@
 #include "solvers/pgs.h"
 #include "solvers/pgs_sm.h"
 #include "solvers/islands.h"
+#include "solvers/lemke.h"
 #include "solvers/schur.h"
 #include "util/clock.h"
 #include "util/env.h"
@@ -26,6 +27,8 @@ struct TsrSolver {
   TsrSchur *schur;
   TsrFbic *fbic;
   TsrIslands *islands;  // direct-bpp, island by island, with its restarts (islands.h)
+  TsrLemke *lemke;      // `mlcp solve --solver lemke` (lemke.h)
+  char note[400];       // tsr_solver_note when the data-scale check overrules lemke
   int fallbacks;        // schur_with_fallback
   double fallback_seconds;
   int no_fallback;  // TSR_SCHUR_NO_FALLBACK=1 (to measure what it does)
@@ -55,10 +58,11 @@ void tsr_solver_default_params(TsrSolverType type, TsrSolverParams *params) {
   params->threads = 0;
   params->pivot_tolerance = 1e-10;
   if (type == TSR_SOLVER_PGS) params->max_pivots = 0;
+  if (type == TSR_SOLVER_LEMKE) params->max_pivots = 0;  // TSR_LEMKE_PIVOTS(n)
 }
 
 TsrSolver *tsr_solver_create(const TsrSolverParams *params, char *err, int errlen) {
-  if (params->type < 0 || params->type >= TSR_SOLVER_COUNT) {
+  if (params->type < 0 || (params->type >= TSR_SOLVER_COUNT && params->type != TSR_SOLVER_LEMKE)) {
     if (err && errlen > 0)
       snprintf(err, (size_t)errlen, "solver '%s' is not available in this build yet",
                tsr_solver_type_name(params->type));
@@ -75,6 +79,7 @@ TsrSolver *tsr_solver_create(const TsrSolverParams *params, char *err, int errle
   if (params->type == TSR_SOLVER_SCHUR_BPP && !(s->schur = tsr_schur_create(TSR_SCHUR_IFACE_BPP))) goto oom;
   if (params->type == TSR_SOLVER_SCHUR_PGS_SM && !(s->schur = tsr_schur_create(TSR_SCHUR_IFACE_PGS_SM))) goto oom;
   if (params->type == TSR_SOLVER_FBIC && !(s->fbic = tsr_fbic_create())) goto oom;
+  if (params->type == TSR_SOLVER_LEMKE && !(s->lemke = tsr_lemke_create())) goto oom;
   return s;
 oom:
   tsr_solver_free(&s);
@@ -209,6 +214,10 @@ static int schur_with_fallback(TsrSolver *s, const TsrMlcp *p, const TsrPartitio
 }
 
 int tsr_solver_fallbacks(const TsrSolver *s) { return s->fallbacks; }
+const char *tsr_solver_note(const TsrSolver *s) {
+  if (!s->lemke) return NULL;
+  return s->note[0] ? s->note : tsr_lemke_note(s->lemke);
+}
 double tsr_solver_fallback_seconds(const TsrSolver *s) { return s->fallback_seconds; }
 
 void tsr_solver_measure_cond(TsrSolver *s, int on) {
@@ -261,11 +270,15 @@ static int solve_by_type(TsrSolver *s, const TsrMlcp *p, const TsrPartition *par
 int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, double *lambda, int8_t *index_set,
                      TsrSolveStats *stats) {
   double bmax = tsr_mlcp_b_inf(p);  // |b|_inf, once: the fallback's and the data-scale check's
+  s->note[0] = 0;
   int rc = solve_by_type(s, p, part, lambda, index_set, stats, bmax);
   if (rc == 0 && stats->converged && s->params.type != TSR_SOLVER_PGS && p->m > 0 &&
       !holds_at_data_scale(s, p, lambda, stats->residual, bmax)) {
     stats->converged = 0;
     rc = 1;
+    if (s->lemke)
+      snprintf(s->note, sizeof s->note, "%s, but the solution does not hold at the scale of the data (residual %.3e)",
+               tsr_lemke_note(s->lemke), stats->residual);
   }
   return rc;
 }
@@ -289,6 +302,11 @@ static int solve_by_type(TsrSolver *s, const TsrMlcp *p, const TsrPartition *par
       return schur_with_fallback(s, p, part, lambda, index_set, stats, bmax);
     case TSR_SOLVER_FBIC:
       return tsr_fbic_solve(p, part, &s->params, lambda, index_set, stats, s->fbic);
+    case TSR_SOLVER_LEMKE: {
+      int rc = tsr_lemke_solve(p, &s->params, lambda, stats, s->lemke);
+      if (index_set) tsr_mlcp_index_set(p, lambda, s->params.index_tolerance, index_set);
+      return rc;
+    }
     default:
       return -1;
   }
@@ -302,6 +320,7 @@ void tsr_solver_free(TsrSolver **ps) {
   tsr_pgs_sm_free(&s->pgs_sm);
   tsr_schur_free(&s->schur);
   tsr_fbic_free(&s->fbic);
+  tsr_lemke_free(&s->lemke);
   free(s->keep_lambda);
   free(s->check_w);
   free(s->check_t);

@@ -59,6 +59,10 @@ int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, d
                      TsrSolveStats *stats);
 void tsr_solver_free(TsrSolver **s);
 
+// How the last solve ended, in words, for the solvers that say (lemke: the
+// end of its path, the pivot cap, a ray, a refusal); NULL for the others.
+const char *tsr_solver_note(const TsrSolver *s);
+
 // Substructured solvers: cumulative seconds spent since creation extracting
 // the subsystems (setup), forming S_Gamma / z_Gamma, in the interface MLCP and
 // in the subsystem MLCPs. Returns -1 (nothing set) for other solvers.

@@ -57,4 +57,26 @@ out=$("$T" mlcp solve "$D/MLCP/test/data/Rectangular_mlcp.dat" 2>&1); rc=$?
 out=$("$T" mlcp solve "$D/MLCP/test/data/m3n2_mlcp.dat" --solver pgs-sm 2>&1); rc=$?
 [ $rc -eq 2 ] || { echo "pgs-sm on a nonsymmetric matrix: exit $rc, expected 2"; fail=1; }
 echo "$out" | grep -q "needs a symmetric matrix" || { echo "pgs-sm message: $out"; fail=1; }
+# Lemke's method (--solver lemke): lcp_tobenna, which no block pivoting or
+# Gauss-Seidel solver here solves, is solved; an infeasible LCP ends on a ray,
+# exit 1 with the reason; box bounds are refused, exit 2.
+"$T" mlcp solve --help | grep -q "lemke" || { echo "--help does not list lemke"; fail=1; }
+out=$("$T" mlcp solve "$D/LCP/test/data/lcp_tobenna.dat" --solver lemke 2>&1); rc=$?
+[ $rc -eq 0 ] || { echo "lemke on lcp_tobenna: exit $rc, expected 0: $out"; fail=1; }
+echo "$out" | grep -q "^status: solved (0)$" || { echo "lemke on lcp_tobenna: $out"; fail=1; }
+out=$("$T" mlcp solve "$D/LCP/test/data/lcp_tobenna.dat" 2>&1); rc=$?
+[ $rc -eq 1 ] || { echo "direct-bpp on lcp_tobenna: exit $rc (it does not solve it: update this test)"; fail=1; }
+out=$("$T" mlcp solve "$D/LCP/test/data/lcp_Pang_isolated_sol_perturbed.dat" --solver lemke 2>&1); rc=$?
+[ $rc -eq 1 ] || { echo "lemke on an infeasible LCP: exit $rc, expected 1: $out"; fail=1; }
+echo "$out" | grep -q "^status: not converged (1)$" || { echo "lemke on an infeasible LCP: $out"; fail=1; }
+echo "$out" | grep -q "ray termination" || { echo "lemke ray message: $out"; fail=1; }
+out=$("$T" mlcp solve "$D/LCP/test/data/lcp_exp_murty2.dat" --solver lemke --max-pivots 10 2>&1); rc=$?
+[ $rc -eq 1 ] || { echo "lemke past its pivot cap: exit $rc, expected 1: $out"; fail=1; }
+echo "$out" | grep -q "pivot cap of 10" || { echo "lemke cap message: $out"; fail=1; }
+out=$("$T" mlcp solve "$D/Relay/test/data/relay_2x2.dat" --solver lemke 2>&1); rc=$?
+[ $rc -eq 2 ] || { echo "lemke on box bounds: exit $rc, expected 2: $out"; fail=1; }
+echo "$out" | grep -q "lemke takes LCPs only" || { echo "lemke box message: $out"; fail=1; }
+out=$("$T" mlcp solve "$D/MLCP/test/data/m3n2_mlcp.dat" --solver lemke --solution 2>&1); rc=$?
+[ $rc -eq 0 ] || { echo "lemke on m3n2 (2 free rows eliminated): exit $rc: $out"; fail=1; }
+echo "$out" | grep -q "^3 4 " || { echo "lemke on m3n2: z_4 = 4 not printed: $out"; fail=1; }
 exit $fail

@@ -160,8 +160,8 @@ int main(void) {
       const char *result = src == 0 ? "solved" : src > 0 ? "NOT converged" : "FAILED";
       // Every problem but two: lcp_Pang_isolated_sol_perturbed has no
       // solution (README), and lcp_tobenna (nonsymmetric, zero diagonals)
-      // defeats every solver here (Siconos solves it with its own pivoting
-      // method, README). The deltasigma MLCPs need the continued block
+      // defeats direct-bpp and the substructured solvers (Siconos solves it
+      // with Lemke's method, and so does `--solver lemke`: test_lemke.c). The deltasigma MLCPs need the continued block
       // pivoting of bpp_retry.c's last stage.
       int hopeless = !strcmp(names[k], "lcp_Pang_isolated_sol_perturbed.dat") || !strcmp(names[k], "lcp_tobenna.dat");
       if (!hopeless) ENSURE_MSG(src == 0, "%s: direct-bpp: status %d, relative residual %.3e", names[k], src, rel);
