@@ -810,6 +810,78 @@ static int rims_toward(dGeomID a, int sa, dGeomID b, int sb, CylSide c[2], TsrVe
   return m;
 }
 
+// Parallel cylinders a and b that meet cap to cap (parallel_cylinders; c:
+// the two sides, cyl_side): each one's rim points on its end toward the
+// other (solid_points) that lie within the other's radius, against the
+// other's facing end, with that end's normal and the depth below its
+// plane, or speculative while they can reach it (reaches); into pts (at
+// most 4, deepest first, one of any two within dedup). Returns the count,
+// or -1 when there is none (tsr_solid_pair's rim points). By nearest
+// surface, a rim point of two equal cylinders stacked end on end lies on
+// the other's side (distance 0) as well as just inside its end: stacked
+// exactly, they took the side's normal once the upper one had sunk by
+// rounding (4e-9 m), held nothing up, and the upper one fell 5 mm into the
+// lower one, or off it (tests/physics/test_contact_rest_pairs.c).
+static int caps_facing(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, const CylSide cs[2],
+                       dContactGeom pts[4], double dedup) {
+  int nc = 0;
+  dContactGeom cand[8];
+  for (int s = 0; s < 2; s++) {
+    const CylSide *c = &cs[s];
+    const TsrVec3 d = tsr_v3_sub(c->cg, c->cf);
+    const double tc = tsr_v3_dot(d, c->af);
+    if (tc == 0.0) continue;
+    const TsrVec3 nf = tsr_v3_scale(c->af, tc > 0.0 ? 1.0 : -1.0);  // f's end toward g, outward
+    const TsrVec3 face = tsr_v3_madd(c->cf, nf, 0.5 * c->lf);
+    TsrVec3 ax[3], p[8];
+    const int np = solid_points(c->g, nf, ax, p);
+    for (int k = 0; k < np; k++) {
+      const TsrVec3 e = tsr_v3_sub(p[k], c->cf);
+      if (tsr_v3_dot(tsr_v3_sub(p[k], c->cg), nf) > 0.0) continue;  // g's far end
+      const double t = tsr_v3_dot(e, c->af);
+      if (tsr_v3_norm(tsr_v3_madd(e, c->af, -t)) > c->rf * (1.0 + 1e-9)) continue;  // beside f's end
+      const double gap = tsr_v3_dot(tsr_v3_sub(p[k], face), nf);
+      if (!(gap > -c->lf) || !(gap > -c->lg)) continue;  // through f or g: not cap to cap
+      if (reaches(x, c->gs, c->g, ax, c->fs, nf, p[k], gap, cand, nc, dedup))
+        set_contact(&cand[nc++], p[k], nf, -gap, c->g, c->f, c->g == a);
+    }
+  }
+  (void)sa, (void)sb, (void)b;
+  if (!nc) return -1;
+  // The deepest, then spread: the point farthest from it, the one farthest
+  // from the line of those two, and the one farthest from the three. By
+  // depth alone (ties by coordinates), the eight rim points of two equal
+  // cylinders stacked exactly with a yaw of 0.3 rad kept four on one half
+  // of the disc, and the upper one tipped over their chord.
+  sort_deepest_first(cand, nc);
+  int m = 0, used[8] = {0};
+  TsrVec3 q[8];
+  for (int k = 0; k < nc; k++) q[k] = tsr_v3(cand[k].pos[0], cand[k].pos[1], cand[k].pos[2]);
+  pts[m++] = cand[0], used[0] = 1;
+  while (m < 4) {
+    int best = -1;
+    double far = 0.0;
+    for (int k = 0; k < nc; k++) {
+      if (used[k] || near_any(pts, m, q[k], dedup)) continue;
+      const TsrVec3 e = tsr_v3_sub(q[k], tsr_v3(pts[0].pos[0], pts[0].pos[1], pts[0].pos[2]));
+      double score = INFINITY;
+      if (m == 2) {  // from the line of the first two
+        const TsrVec3 l = tsr_v3_sub(tsr_v3(pts[1].pos[0], pts[1].pos[1], pts[1].pos[2]),
+                                     tsr_v3(pts[0].pos[0], pts[0].pos[1], pts[0].pos[2]));
+        score = tsr_v3_norm(tsr_v3_cross(e, l));
+      } else {
+        for (int j = 0; j < m; j++)
+          score = fmin(score, tsr_v3_norm(tsr_v3_sub(q[k], tsr_v3(pts[j].pos[0], pts[j].pos[1], pts[j].pos[2]))));
+      }
+      if (score > far) far = score, best = k;
+    }
+    if (best < 0) break;
+    pts[m++] = cand[best], used[best] = 1;
+  }
+  sort_deepest_first(pts, m);
+  return m;
+}
+
 // Parallel cylinders a and b side by side (tsr_solid_cylinders): each
 // one's rim point toward the other's axis, within the other's length, into
 // pts (at most 4). Returns the count, or -1 when they are coaxial or meet
@@ -829,7 +901,7 @@ static int parallel_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b
     const double tc = tsr_v3_dot(d, c->af), reach_t = 0.5 * c->lg * fabs(tsr_v3_dot(c->ax[2], c->af));
     const double along = fmin(tc + reach_t, 0.5 * c->lf) - fmax(tc - reach_t, -0.5 * c->lf);
     const double across = c->rf + c->rg - tsr_v3_norm(tsr_v3_madd(d, c->af, -tc));
-    if (!(along > across) || !(across < c->rf + c->rg)) return -1;
+    if (!(along > across) || !(across < c->rf + c->rg)) return caps_facing(x, a, sa, b, sb, cs, pts, dedup);
   }
   int nc = 0;
   dContactGeom cand[4];
