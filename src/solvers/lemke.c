@@ -23,10 +23,13 @@
 // Degeneracy: ties of the ratio test are broken lexicographically on the
 // rows of [x_B, B^-1] divided by the pivot column, which keeps every row of
 // [x_B, B^-1] lexicographically positive, so no basis repeats and the method
-// ends in finitely many pivots (CPS §4.9). The first pivot keeps them
-// positive when r is the smallest index of the minimal q_i (with B = I, row
-// i becomes [q_i - q_r, e_i - e_r]). A row from which z0 can leave at the
-// minimum ratio is always chosen (the method then ends).
+// ends in finitely many pivots (CPS §4.9). The first pivot makes them
+// positive when r is the LARGEST index of the minimal q_i: with B = I, row
+// i becomes [q_i - q_r, e_i - e_r], which for a tied q_i starts with +1 at
+// i only when i < r. (With the smallest index, the tied rows started with
+// -1, and M = [[1, 2, 2], [0, -1, 2], [2, 2, 1]], q = -1, cycled to the
+// pivot cap; it is solved in 2 pivots.) A row from which z0 can leave at
+// the minimum ratio is always chosen (the method then ends).
 //
 // Numerics: B^-1 is kept explicitly (dense, row-major, updated by each pivot:
 // O(n^2)), and recomputed from the basis columns every max(n, 50) pivots,
@@ -279,12 +282,19 @@ int tsr_lemke_lcp(int n, const double *M, const double *q, int max_pivots, doubl
   }
   int r = 0;
   for (int i = 1; i < n; i++)
-    if (q[i] < q[r]) r = i;  // the first of the smallest q_i (see the lexicographic start above)
+    if (q[i] < q[r]) r = i;
   for (int j = 0; j < n; j++) z[j] = 0.0;
   if (q[r] >= 0.0) {
     snprintf(lk->note, sizeof lk->note, "q >= 0: z = 0 solves it");
     return 0;
   }
+  // The last of the q_i that tie with the smallest (the pivot makes their
+  // x_i exact zeros): the lexicographic start above.
+  for (int i = n - 1; i > r; i--)
+    if (cancel(q[i], q[r]) == 0.0) {
+      r = i;
+      break;
+    }
   if (reserve_tableau(lk, n)) {
     snprintf(lk->note, sizeof lk->note, "out of memory for the %d x %d tableau", n, n);
     return -1;

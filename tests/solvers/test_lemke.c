@@ -262,6 +262,36 @@ static void test_degenerate(void) {
   tsr_solver_free(&s);
 }
 
+// No cycling on ties in q: the first pivot must leave the rows of [x_B,
+// B^-1] lexicographically positive, which takes the LARGEST index among the
+// smallest q_i. With the smallest, M = [[1, 2, 2], [0, -1, 2], [2, 2, 1]],
+// q = -1 cycled to the pivot cap (z = (0, 0, 1) solves it), and so did 4,925
+// of 200,000 small integer LCPs with tied q_i (entries in -2..2, q_i in {-1,
+// 0, 1}, n = 2..6); here 20,000 of them, none of which may reach the cap.
+static void test_no_cycling(void) {
+  TsrSolver *s = make(TSR_SOLVER_LEMKE);
+  TsrSolveStats st;
+  double z[8];
+  const double M[] = {1, 2, 2, 0, -1, 2, 2, 2, 1}, q[] = {-1, -1, -1};
+  int rc = lemke_dense(3, M, q, z, &st, s);
+  ENSURE_MSG(rc == 0 && st.iterations <= 3 && z[2] == 1.0, "tied q: status %d after %d pivots: %s", rc,
+             st.iterations, tsr_solver_note(s));
+  Rng r = {1};
+  int capped = 0, solved = 0;
+  for (int t = 0; t < 20000; t++) {
+    int n = 2 + rng_int(&r, 5);
+    double A[36], b[6];
+    for (int k = 0; k < n * n; k++) A[k] = (double)(rng_int(&r, 5) - 2);
+    for (int i = 0; i < n; i++) b[i] = rng_int(&r, 2) ? -1.0 : (double)rng_int(&r, 2);
+    rc = lemke_dense(n, A, b, z, &st, s);
+    solved += rc == 0;
+    capped += rc == 1 && strstr(tsr_solver_note(s), "pivot cap") != NULL;
+  }
+  printf("small integer LCPs with tied q: %d of 20000 solved, %d at the pivot cap\n", solved, capped);
+  ENSURE_MSG(capped == 0, "%d small integer LCPs cycled to the pivot cap", capped);
+  tsr_solver_free(&s);
+}
+
 // Refusals: box bounds, one bound other than 0, more than TSR_LEMKE_MAX_N
 // rows (a diagonal CSC matrix: nothing dense is allocated), a singular
 // free block.
@@ -461,6 +491,7 @@ int main(void) {
   RUN_TEST(test_free_rows);
   RUN_TEST(test_infeasible);
   RUN_TEST(test_degenerate);
+  RUN_TEST(test_no_cycling);
   RUN_TEST(test_refusals);
   const char *shared = getenv("TSR_SHARED");
   char dir[1024];
