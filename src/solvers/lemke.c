@@ -31,6 +31,9 @@
 // pivot cap; it is solved in 2 pivots.) A row from which z0 can leave at
 // the minimum ratio is always chosen (the method then ends).
 //
+// Scaling: the method runs on the LCP with rows and columns equilibrated
+// (equilibrate below), so that d = 1 is of each row's own size.
+//
 // Numerics: B^-1 is kept explicitly (dense, row-major, updated by each pivot:
 // O(n^2)), and recomputed from the basis columns every max(n, 50) pivots,
 // and at the end, by pivoting them into the identity with partial pivoting
@@ -41,6 +44,7 @@
 // its inverse.
 #include "solvers/lemke.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +81,7 @@ struct TsrLemke {
   int *cand;     // [n] rows still tied in the ratio test
   int cap_m;
   double *M, *q, *z;  // the LCP solved (after eliminating free rows), dense
+  double *rs, *cs;    // [m] its row and column scales (equilibrate)
   double *X;          // free rows: A_FF^-1 [A_FC, b_F], column-major nf x (nc + 1)
   int *loc;           // [m] position of a row within F or within C
   size_t cap_X;
@@ -92,7 +97,7 @@ void tsr_lemke_free(TsrLemke **plk) {
   TsrLemke *lk = plk ? *plk : NULL;
   if (!lk) return;
   free(lk->Binv), free(lk->x), free(lk->a), free(lk->r), free(lk->basis), free(lk->pos), free(lk->cand);
-  free(lk->M), free(lk->q), free(lk->z), free(lk->X), free(lk->loc);
+  free(lk->M), free(lk->q), free(lk->z), free(lk->rs), free(lk->cs), free(lk->X), free(lk->loc);
   tsr_chol_free(&lk->chol);
   free(lk);
   *plk = NULL;
@@ -372,13 +377,15 @@ int tsr_lemke_check(const TsrMlcp *p, char *err, size_t errlen) {
 
 static int reserve_problem(TsrLemke *lk, int m, int nf, int nc) {
   if (m > lk->cap_m) {
-    free(lk->M), free(lk->q), free(lk->z), free(lk->loc);
+    free(lk->M), free(lk->q), free(lk->z), free(lk->rs), free(lk->cs), free(lk->loc);
     size_t mm = (size_t)m;
     lk->M = malloc(mm * mm * sizeof(double));
     lk->q = malloc(mm * sizeof(double));
     lk->z = malloc(mm * sizeof(double));
+    lk->rs = malloc(mm * sizeof(double));
+    lk->cs = malloc(mm * sizeof(double));
     lk->loc = malloc(mm * sizeof(int));
-    lk->cap_m = lk->M && lk->q && lk->z && lk->loc ? m : 0;
+    lk->cap_m = lk->M && lk->q && lk->z && lk->rs && lk->cs && lk->loc ? m : 0;
     if (!lk->cap_m) return -1;
   }
   size_t nx = (size_t)nf * (size_t)(nc + 1);
@@ -484,6 +491,49 @@ done:
   return res;
 }
 
+// 2^k near 1 / sqrt(x), 1 when x is 0 or not finite.
+static double pow2_inv_sqrt(double x) { return x > 0.0 && x <= DBL_MAX ? ldexp(1.0, -ilogb(x) / 2) : 1.0; }
+
+// rmax_i = max_j |M_ij| (M column-major n x n).
+static void row_maxima(int n, const double *M, double *rmax) {
+  for (int i = 0; i < n; i++) rmax[i] = 0.0;
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) rmax[i] = fmax(rmax[i], fabs(M[(size_t)j * (size_t)n + (size_t)i]));
+}
+
+// Scales the LCP (M column-major n x n, q) in place to M' = R M C, q' = R q,
+// R = diag(rs) and C = diag(cs) powers of 2 (exact) that bring the largest
+// |M'_ij| of every row and column into [0.5, 4) (Ruiz's iteration in the max
+// norm, a few sweeps); a zero row of M is scaled by its |q_i|. z = C z' and
+// w = R^-1 w' then solve the LCP when z', w' solve the scaled one (positive
+// diagonal scalings keep 0 <= z _|_ w >= 0). Why: the covering vector d = 1
+// adds z0 to every row at one size, and a row whose terms are 1e-8 of
+// another's lost its q_i in the rounding of q_i + z0: a row-scaled 2 x 2
+// P-matrix LCP ended "solved" with w_1 = -4e-6 on a row of scale 4e-6.
+// rmax [n] is scratch.
+static void equilibrate(int n, double *M, double *q, double *rs, double *cs, double *rmax) {
+  for (int i = 0; i < n; i++) rs[i] = 1.0, cs[i] = 1.0;
+  for (int sweep = 0, changed = 1; sweep < 20 && changed; sweep++) {
+    changed = 0;
+    row_maxima(n, M, rmax);
+    for (int i = 0; i < n; i++) rmax[i] = pow2_inv_sqrt(rmax[i]), changed |= rmax[i] != 1.0;
+    for (int j = 0; j < n; j++) {
+      double *col = M + (size_t)j * (size_t)n, cmax = 0.0;
+      for (int i = 0; i < n; i++) cmax = fmax(cmax, fabs(col[i]));
+      double g = pow2_inv_sqrt(cmax);
+      changed |= g != 1.0;
+      for (int i = 0; i < n; i++) col[i] *= rmax[i] * g;
+      cs[j] *= g;
+    }
+    for (int i = 0; i < n; i++) rs[i] *= rmax[i];
+  }
+  row_maxima(n, M, rmax);
+  for (int i = 0; i < n; i++) {
+    if (rmax[i] == 0.0) rs[i] = pow2_inv_sqrt(q[i] * q[i]);
+    q[i] *= rs[i];
+  }
+}
+
 int tsr_lemke_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambda, TsrSolveStats *stats,
                     TsrLemke *lk) {
   int m = p->m;
@@ -509,7 +559,9 @@ int tsr_lemke_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lam
   }
   stats->factorizations = nf > 0;
   int pivots = 0, cap = params->max_pivots > 0 ? params->max_pivots : TSR_LEMKE_PIVOTS(nc);
+  equilibrate(nc, lk->M, lk->q, lk->rs, lk->cs, lk->z);
   rc = tsr_lemke_lcp(nc, lk->M, lk->q, cap, lk->z, &pivots, lk);
+  for (int j = 0; j < nc; j++) lk->z[j] *= lk->cs[j];
   stats->iterations = pivots;
   stats->factorizations += lk->reinversions;
   for (int i = 0; i < m; i++) lambda[i] = is_free[i] ? 0.0 : lk->z[lk->loc[i]];

@@ -127,6 +127,71 @@ static void test_random_p_matrices(void) {
   tsr_solver_free(&bpp);
 }
 
+// Largest residual of a row relative to its own terms (tsr_mlcp_relative_residual:
+// Eq. 29 in slack units over |b_i| + sum_j |A_ij| |lambda_j|, ~1e-16 at
+// round-off): a global scale such as complementarity()'s hides rows whose
+// terms are far below the largest row's.
+static double row_relative(const TsrMlcp *p, const double *z) {
+  double *w = malloc((size_t)p->m * sizeof *w), *sg = malloc((size_t)p->m * sizeof *sg);
+  double rho = tsr_mlcp_relative_residual_of(p, z, w, sg);
+  free(w), free(sg);
+  return rho;
+}
+
+// (a) P-matrices (SPD, SPD + skew, and nonsymmetric with a dominant
+// positive diagonal) with rows scaled by 10^U(-8, 8) and columns
+// by 10^U(-4, 4) (still P-matrices, the same solution up to the column
+// scales): solved, every row at round-off of its own terms. With d = 1 on
+// the unscaled rows (before equilibrate), 2 x 2 ones ended "solved" with a
+// row's w_i < 0 by 100% of its terms, accepted by the data-scale check
+// (1e-6 of |b|_inf = 1e8).
+static void test_scaled_rows(void) {
+  TsrSolver *lemke = make(TSR_SOLVER_LEMKE);
+  Rng r = {561};
+  double worst = 0.0;
+  for (int trial = 0; trial < 300; trial++) {
+    int n = 2 + trial % 20, kind = trial % 3;
+    double *A = malloc((size_t)n * n * sizeof *A), *q = malloc((size_t)n * sizeof *q), *z = malloc((size_t)n * sizeof *z);
+    random_spd(&r, n, 1e2, A);
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < i && kind > 0; j++) {
+        double k = rng_range(&r, -1, 1);
+        A[i * n + j] += k, A[j * n + i] -= kind == 1 ? k : 0.0;
+      }
+    if (kind == 2)  // the lower triangle perturbed alone, then a dominant diagonal
+      for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int j = 0; j < n; j++) s += j == i ? 0.0 : fabs(A[i * n + j]);
+        A[i * n + i] = s + 0.5;
+      }
+    for (int i = 0; i < n; i++) q[i] = rng_range(&r, -1, 1);
+    for (int i = 0; i < n; i++) {
+      double d = pow(10.0, rng_range(&r, -8, 8));
+      for (int j = 0; j < n; j++) A[i * n + j] *= d;
+      q[i] *= d;
+    }
+    for (int j = 0; j < n; j++) {
+      double c = pow(10.0, rng_range(&r, -4, 4));
+      for (int i = 0; i < n; i++) A[i * n + j] *= c;
+    }
+    TsrMlcp p;
+    tsr_mlcp_init(&p);
+    ENSURE(tsr_mlcp_from_dense(n, A, q, NULL, NULL, &p) == 0);
+    TsrSolveStats st;
+    int rc = solve(lemke, &p, z, &st);
+    double rho = row_relative(&p, z);
+    ENSURE_MSG(rc == 0, "scaled rows, trial %d (n %d, kind %d): status %d: %s", trial, n, kind, rc,
+               tsr_solver_note(lemke));
+    ENSURE_MSG(rho <= 1e-10, "scaled rows, trial %d (n %d, kind %d): status %d, a row wrong by %.3e of its terms",
+               trial, n, kind, rc, rho);
+    if (rc == 0) worst = fmax(worst, rho);
+    free(A), free(q), free(z);
+    tsr_mlcp_free(&p);
+  }
+  printf("row-scaled P-matrix LCPs: worst row residual %.1e of the row's terms\n", worst);
+  tsr_solver_free(&lemke);
+}
+
 // (a) MLCPs whose first k rows are free, A SPD: the free rows are
 // eliminated, and the solution is direct-bpp's.
 static void test_free_rows(void) {
@@ -488,6 +553,7 @@ static void test_siconos(const char *shared) {
 
 int main(void) {
   RUN_TEST(test_random_p_matrices);
+  RUN_TEST(test_scaled_rows);
   RUN_TEST(test_free_rows);
   RUN_TEST(test_infeasible);
   RUN_TEST(test_degenerate);
