@@ -54,20 +54,18 @@
 
 // A sum (an entry of a pivot column, of x_B or of B^-1 after an update)
 // within ZERO_TOL of the magnitude of its terms is rounding, and is set to
-// exactly 0; ratios and lexicographic quotients within TIE_TOL of each other
-// (relative) are ties. On a degenerate problem the lexicographic rule works
+// exactly 0; rows of the ratio test tie when the pivot would make them such
+// zeros (ties below). On a degenerate problem the lexicographic rule works
 // on exact zeros and exact ties, which rounding otherwise breaks at random:
 // lcp_tobenna (Siconos; 32 of its 40 q_i are 0, every pivot of the path
-// degenerate) cycled to the pivot cap with exact comparisons (TIE_TOL 0),
-// ended in an infeasible basis without the zeroing, and is solved in 127
-// pivots with both, for TIE_TOL anywhere in 1e-14..1e-8 and ZERO_TOL in
-// 1e-13..1e-10, reinverting every 50 pivots or never. Entries that survive
-// the zeroing are pivot candidates whatever their size: a threshold
-// relative to the column's largest entry (1e-11) skipped a true blocking
-// row of deltasigma_mlcp's reduced LCP (|M| 2.5e4), and its w went to
-// -1e-4.
+// degenerate) cycled to the pivot cap with exact comparisons, ended in an
+// infeasible basis without the zeroing, and is solved in 127 pivots with
+// both (ZERO_TOL in 1e-13..1e-10, reinverting every 50 pivots or never).
+// Entries that survive the zeroing are pivot candidates whatever their size:
+// a threshold relative to the column's largest entry (1e-11) skipped a true
+// blocking row of deltasigma_mlcp's reduced LCP (|M| 2.5e4), and its w went
+// to -1e-4.
 #define ZERO_TOL 1e-12
-#define TIE_TOL 1e-12
 #define REINVERT_MIN 50
 
 struct TsrLemke {
@@ -174,20 +172,32 @@ static void set_basic(TsrLemke *lk, int r, int v) {
   lk->pos[v] = r;
 }
 
+// 1 when row i ties with a ratio t in the minimum-ratio test: when the pivot
+// on the row of t leaves u - a t (x_i or an entry of B^-1 row i, a = a_i)
+// exactly 0, which cancel() does within ZERO_TOL. The tie and the zeroing
+// must be one test: with a separate relative tolerance on the quotients
+// (1e-12), z0's row of a scaled PSD LCP lost the tie at 1.9e-12, was not
+// chosen, and the pivot then zeroed it: z0 = 0 still basic, and the method
+// ended on a ray from a point that solved the LCP.
+static int ties(double u, double a, double t) { return u / a <= t || cancel(u, a * t) == 0.0; }
+
 // Minimum-ratio test with lexicographic ties (CPS §4.9): among rows with
 // a_i > 0 (rounding already made 0), the smallest x_i / a_i, then the smallest
 // Binv_ik / a_i for k = 0, 1, ... among those still tied. z0's row wins any
-// tie it is in. Returns the row, or -1 when none blocks (ray).
+// tie it is in, and whenever z0 is already 0 (it may leave at ratio 0 on an
+// a_i of either sign: the point then solves the LCP). Returns the row, or -1
+// when none blocks (ray).
 static int ratio_test(TsrLemke *lk, int n, const double *a, int z0_row) {
   double theta = INFINITY;
   for (int i = 0; i < n; i++) {
     if (!isfinite(a[i])) return -1;  // (NaN or inf data: no pivot means anything)
     if (a[i] > 0.0) theta = fmin(theta, fmax(lk->x[i], 0.0) / a[i]);
   }
+  if (lk->x[z0_row] == 0.0 && a[z0_row] != 0.0) return z0_row;
   if (theta == INFINITY) return -1;
   int nc = 0;
   for (int i = 0; i < n; i++)
-    if (a[i] > 0.0 && fmax(lk->x[i], 0.0) / a[i] <= theta * (1.0 + TIE_TOL)) lk->cand[nc++] = i;
+    if (a[i] > 0.0 && ties(fmax(lk->x[i], 0.0), a[i], theta)) lk->cand[nc++] = i;
   for (int c = 0; c < nc; c++)
     if (lk->cand[c] == z0_row) return z0_row;
   for (int k = 0; k < n && nc > 1; k++) {
@@ -199,8 +209,7 @@ static int ratio_test(TsrLemke *lk, int n, const double *a, int z0_row) {
     int kept = 0;
     for (int c = 0; c < nc; c++) {
       int i = lk->cand[c];
-      double v = lk->Binv[(size_t)i * (size_t)n + (size_t)k] / a[i];
-      if (v - vmin <= TIE_TOL * fmax(fabs(v), fabs(vmin))) lk->cand[kept++] = i;
+      if (ties(lk->Binv[(size_t)i * (size_t)n + (size_t)k], a[i], vmin)) lk->cand[kept++] = i;
     }
     nc = kept;
   }
@@ -326,6 +335,7 @@ int tsr_lemke_lcp(int n, const double *M, const double *q, int max_pivots, doubl
     int enter = leaving < n ? leaving + n : leaving - n;  // the complement of what left
     ftran(lk, n, M, enter, lk->a);
     r = ratio_test(lk, n, lk->a, lk->pos[z0]);
+    if (r < 0 && lk->x[lk->pos[z0]] == 0.0) break;  // (z0 = 0 already: the point solves the LCP)
     if (r < 0) {
       extract_z(lk, n, z);
       snprintf(lk->note, sizeof lk->note,
@@ -350,7 +360,8 @@ int tsr_lemke_lcp(int n, const double *M, const double *q, int max_pivots, doubl
   }
   refine(lk, n, M, q);
   extract_z(lk, n, z);
-  snprintf(lk->note, sizeof lk->note, "z0 left the basis after %d pivots", *pivots);
+  snprintf(lk->note, sizeof lk->note, "z0 %s after %d pivots", lk->pos[z0] < 0 ? "left the basis" : "reached 0",
+           *pivots);
   return 0;
 }
 

@@ -294,6 +294,24 @@ static void test_degenerate(void) {
   ENSURE(lemke_dense(4, M2, q2, z, &st, s) == 0);
   const double M3[] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, q3[] = {0, -1, 0, -1};
   ENSURE(lemke_dense(4, M3, q3, z, &st, s) == 0 && z[1] == 1.0 && z[3] == 1.0 && z[0] == 0.0);
+  // A PSD LCP (rank 2, integer G G^T, rows and columns scaled) with the
+  // planted solution z = (0, 0, 0, 2, 1): the third pivot's tie between z0's
+  // row and another was missed by a relative tolerance on the quotients
+  // (1e-12) while the pivot zeroed z0's value (ZERO_TOL); z0 stayed basic
+  // at 0 and the path ended on a ray, "not converged".
+  const double P5[] = {4.5497108745170289e-08, -2.2748554372585144e-08, -4.5497108745170289e-08,
+                       -2.2748554372585144e-08, 2.2748554372585144e-08, -4702.4143197609046,
+                       4702.4143197609046, 0, 4702.4143197609046, -2351.2071598804523,
+                       -0.001399584656657067, 0, 0.002799169313314134, 0, -0.00069979232832853349,
+                       -134864048.15450361, 134864048.15450361, 0, 134864048.15450361, -67432024.077251807,
+                       9.9392328014146472, -4.9696164007073236, -9.9392328014146472, -4.9696164007073236,
+                       4.9696164007073236},
+               p5[] = {2.2748554372585144e-08, -2351.2071598804523, 0.00069979232832853349, -202296072.23175544,
+                       4.9696164007073236};
+  double z5[5];
+  int rc5 = lemke_dense(5, P5, p5, z5, &st, s);
+  ENSURE_MSG(rc5 == 0 && fabs(z5[3] - 2) < 1e-12 && fabs(z5[4] - 1) < 1e-12, "planted PSD: status %d, '%s'", rc5,
+             tsr_solver_note(s));
   Rng r = {4242};
   int solved = 0, total = 0, max_pivots = 0;
   for (int trial = 0; trial < 60; trial++) {
