@@ -181,16 +181,33 @@ static void set_basic(TsrLemke *lk, int r, int v) {
 // ended on a ray from a point that solved the LCP.
 static int ties(double u, double a, double t) { return u / a <= t || cancel(u, a * t) == 0.0; }
 
+// x_i = (B^-1 q)_i set to exactly 0 when it is within ZERO_TOL of the
+// terms it is made of, (|B^-1| |q|)_i: the rounding that pivots leave in a
+// value that should be 0. cancel() sees only the two terms of one update, so
+// a residue of 1e-12 on values of 1e4 (a degenerate PSD LCP, row-scaled)
+// survived as a positive x_i, won later ratio tests at theta ~1e-12 instead
+// of the lexicographic rule on exact zeros, and the path ended on a ray with
+// z0 = 7e-13 on an LCP with a solution.
+static void clear_rounding(TsrLemke *lk, int n, const double *q, int i) {
+  double x = lk->x[i];
+  if (x == 0.0) return;
+  const double *row = lk->Binv + (size_t)i * (size_t)n;
+  double t = 0.0;
+  for (int k = 0; k < n; k++) t += fabs(row[k] * q[k]);
+  if (fabs(x) <= ZERO_TOL * t) lk->x[i] = 0.0;
+}
+
 // Minimum-ratio test with lexicographic ties (CPS §4.9): among rows with
 // a_i > 0 (rounding already made 0), the smallest x_i / a_i, then the smallest
 // Binv_ik / a_i for k = 0, 1, ... among those still tied. z0's row wins any
 // tie it is in, and whenever z0 is already 0 (it may leave at ratio 0 on an
 // a_i of either sign: the point then solves the LCP). Returns the row, or -1
 // when none blocks (ray).
-static int ratio_test(TsrLemke *lk, int n, const double *a, int z0_row) {
+static int ratio_test(TsrLemke *lk, int n, const double *a, const double *q, int z0_row) {
   double theta = INFINITY;
   for (int i = 0; i < n; i++) {
     if (!isfinite(a[i])) return -1;  // (NaN or inf data: no pivot means anything)
+    if (a[i] > 0.0 || i == z0_row) clear_rounding(lk, n, q, i);
     if (a[i] > 0.0) theta = fmin(theta, fmax(lk->x[i], 0.0) / a[i]);
   }
   if (lk->x[z0_row] == 0.0 && a[z0_row] != 0.0) return z0_row;
@@ -334,7 +351,7 @@ int tsr_lemke_lcp(int n, const double *M, const double *q, int max_pivots, doubl
     }
     int enter = leaving < n ? leaving + n : leaving - n;  // the complement of what left
     ftran(lk, n, M, enter, lk->a);
-    r = ratio_test(lk, n, lk->a, lk->pos[z0]);
+    r = ratio_test(lk, n, lk->a, q, lk->pos[z0]);
     if (r < 0 && lk->x[lk->pos[z0]] == 0.0) break;  // (z0 = 0 already: the point solves the LCP)
     if (r < 0) {
       extract_z(lk, n, z);
