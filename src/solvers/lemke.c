@@ -568,6 +568,11 @@ int tsr_lemke_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lam
   stats->iterations = 0, stats->converged = 0, stats->factorizations = 0;
   lk->reinversions = 0;
   if (tsr_lemke_check(p, lk->note, sizeof lk->note)) return -2;
+  if (m == 0) {  // (nothing is allocated for it, and memset's pointer must not be NULL even for 0 bytes)
+    snprintf(lk->note, sizeof lk->note, "empty problem");
+    stats->converged = 1, stats->residual = 0.0;
+    return 0;
+  }
   int *is_free = calloc((size_t)(m > 0 ? m : 1), sizeof *is_free), nf = 0;
   if (!is_free) goto oom;
   for (int i = 0; i < m; i++) is_free[i] = p->lo[i] == -INFINITY;

@@ -79,4 +79,12 @@ echo "$out" | grep -q "lemke takes LCPs only" || { echo "lemke box message: $out
 out=$("$T" mlcp solve "$D/MLCP/test/data/m3n2_mlcp.dat" --solver lemke --solution 2>&1); rc=$?
 [ $rc -eq 0 ] || { echo "lemke on m3n2 (2 free rows eliminated): exit $rc: $out"; fail=1; }
 echo "$out" | grep -q "^3 4 " || { echo "lemke on m3n2: z_4 = 4 not printed: $out"; fail=1; }
+# An empty LCP (n = 0): solved, without a sanitizer report (lemke cleared a
+# NULL M of 0 bytes: memset's argument must not be NULL even then).
+empty=$(mktemp)
+printf '0\n0\n0\n0\n0 0\n' > "$empty"
+out=$("$T" mlcp solve "$empty" --format lcp --solver lemke 2>&1); rc=$?
+rm -f "$empty"
+[ $rc -eq 0 ] || { echo "lemke on n = 0: exit $rc, expected 0: $out"; fail=1; }
+echo "$out" | grep -q "runtime error" && { echo "lemke on n = 0: $out"; fail=1; }
 exit $fail
