@@ -79,6 +79,10 @@ echo "$out" | grep -q "lemke takes LCPs only" || { echo "lemke box message: $out
 out=$("$T" mlcp solve "$D/MLCP/test/data/m3n2_mlcp.dat" --solver lemke --solution 2>&1); rc=$?
 [ $rc -eq 0 ] || { echo "lemke on m3n2 (2 free rows eliminated): exit $rc: $out"; fail=1; }
 echo "$out" | grep -q "^3 4 " || { echo "lemke on m3n2: z_4 = 4 not printed: $out"; fail=1; }
+# A singular free block fails (found by factorising it): exit 1, as README says.
+out=$("$T" mlcp solve "$D/MLCP/test/data/PD_mlcp.dat" --solver lemke 2>&1); rc=$?
+[ $rc -eq 1 ] || { echo "lemke on PD_mlcp (singular A_FF): exit $rc, expected 1: $out"; fail=1; }
+echo "$out" | grep -q "is singular" || { echo "lemke singular A_FF message: $out"; fail=1; }
 # An empty LCP (n = 0): solved, without a sanitizer report (lemke cleared a
 # NULL M of 0 bytes: memset's argument must not be NULL even then).
 empty=$(mktemp)
