@@ -133,16 +133,6 @@ void tsr_joint_row(TsrJointCtx *c, int8_t type, TsrVec3 lin0, TsrVec3 ang0, TsrV
   J0[0] = lin0.x, J0[1] = lin0.y, J0[2] = lin0.z, J0[3] = ang0.x, J0[4] = ang0.y, J0[5] = ang0.z;
   J1[0] = lin1.x, J1[1] = lin1.y, J1[2] = lin1.z, J1[3] = ang1.x, J1[4] = ang1.y, J1[5] = ang1.z;
   double Jv = dot6(lin0, ang0, &c->s[0]) + dot6(lin1, ang1, &c->s[1]);
-  // A unilateral row (a limit, a rope) that is violated and still closing
-  // stops closing: SPOOK's beta J v would let a 1/(1 + 4d) share of the
-  // approach speed through for a step. The speculative row stops the bodies
-  // at the limit, not their speed, and the next step finds g = 0 to
-  // rounding, or just below it by the row's compliance x the stopping
-  // force: with g = -1e-17 instead of +1e-17, a slider arriving at 2.1 m/s
-  // went on at 0.15 m/s and 2.4 mm past its limit
-  // (tests/physics/test_joint_limits.c). Static deflection (J v = 0) and
-  // the decay of a violation (J v >= 0 after its first step) are unchanged.
-  if (unilateral && g < 0.0 && Jv < 0.0) Jv = 0.0;
   r->compliance = tsr_spook_compliance(eps, c->d->damping, c->h);
   r->rhs = tsr_spook_rhs(g, Jv, c->d->damping, c->h, unilateral);
   r->lo = lo;

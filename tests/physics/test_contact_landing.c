@@ -13,6 +13,7 @@
 // on a speculative gap), and at rest, unless it was spun and rolls (a
 // cylinder standing on a box floor crept at 0.05 m/s before).
 #include <math.h>
+#include <string.h>
 
 #include "sim_helpers.h"
 #include "tsr_test.h"
@@ -64,6 +65,15 @@ static void drop(int box_ground, int cylinder, const char *name, TsrQuat q, doub
   fprintf(stderr, "%-8s on a %-5s %-7s spin %g: deepest point %+.2f mm, at rest %+.3f mm (|v| %.1e)\n", what, on, name,
           spin, 1e3 * deepest, 1e3 * rest, v);
   ENSURE_MSG(deepest > -0.01, "%s on a %s, %s, spin %g: %.1f mm into the ground", what, on, name, spin, -1e3 * deepest);
+  // Landing flat without spin, the speculative contacts stop every corner
+  // or rim point at the ground in one step, and the next step's rows (now
+  // violated by rounding or by compliance x the stopping impulse) stop the
+  // closing speed they still see: a few compliance-sized deflections deep
+  // (compliance 1e-9 m/N here, lambda / h ~ 1e4 N). SPOOK's beta J v let a
+  // ninth of the 7.3 m/s through for a step, and the box went 3.3 mm in
+  // (src/joints/spook.h).
+  if (!strcmp(name, "flat") && spin == 0.0)
+    ENSURE_MSG(deepest > -1e-5, "%s on a %s, flat: %.4f mm into the ground", what, on, -1e3 * deepest);
   if (!(cylinder && spin != 0.0)) ENSURE(v < 1e-3);  // a spun cylinder may end up rolling on its side
   ENSURE_MSG(fabs(rest) < 1e-4, "%s on a %s, %s: ends %.3f mm from the ground", what, on, name, 1e3 * rest);
   tsr_test_world_free(&m, &w);
