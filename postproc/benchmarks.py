@@ -32,6 +32,9 @@ machine. What is run:
     and nproc threads (--whole-threads; --repeat runs each, the median kept), with schur-bpp's phase split and its fallbacks; and
     the same on identical problems (tessera compare --replay, each solver
     driving the trajectory in turn).
+  * chain_drop's pile-up is chaotic: its whole run at nproc threads
+    --ensemble times (default 7) with gravity off by k parts in 1e5, the
+    median and range of schur-bpp's speedup (one run's ratio is one draw).
   * Safety nets: schur-bpp on the MLCPs of a direct-bpp run of chain_drop,
     chain_wrap and log_tower (--net-steps steps) with its fallback, merged
     re-run and cycle fix switched off one after the other: what each does to
@@ -329,6 +332,9 @@ def main(argv=None):
                     help="strong scaling: thread counts, e.g. 1,2,4,8 (default: 1 .. --threads)")
     ap.add_argument("--whole-threads", type=thread_list, default=None,
                     help="whole runs and replays: thread counts (default: 1 and --threads)")
+    ap.add_argument("--ensemble", type=int, default=9,
+                    help="chain_drop's whole run at each --whole-threads count this many times, gravity scaled by "
+                         "1 + k 1e-5 (k = 0, 1, -1, 2, ...), for the spread of its chaotic pile-up (0: skip)")
     ap.add_argument("--source-commit", default=None,
                     help="the commit to name in the header (a copy of the tree sent to another machine, without .git)")
     ap.add_argument("-o", "--output", default=os.path.join(ROOT, "BENCHMARKS.md"))
@@ -348,7 +354,7 @@ def main(argv=None):
     # (a time limit on a borrowed machine) still writes what it measured,
     # to OUTPUT.partial.md, leaving a complete OUTPUT as it was.
     caps, results, cond_rows, t4, scal = [], {}, {}, {}, {}
-    replays, whole, nets, shared, part_md = {}, {}, {}, [], None
+    replays, whole, nets, shared, part_md, ensemble = {}, {}, {}, [], None, []
     interrupted = None
     stage = "start"
     signal.signal(signal.SIGTERM, _terminated)
@@ -420,6 +426,22 @@ def main(argv=None):
                     # The machine is shared: each solver's run with the median mean time.
                     whole[(scene, t)] = {name: sorted(rs, key=lambda r: r["mean_ms"])[len(rs) // 2]
                                          for name, rs in runs.items()}
+
+        # chain_drop's pile-up is chaotic: the same run with gravity off by a
+        # few parts in 1e5 piles up differently, and its ratio with it.
+        if a.ensemble > 0 and "chain_drop" in models:
+            for j in range(a.ensemble):
+                k = (j + 1) // 2 * (1 if j % 2 else -1)  # 0, 1, -1, 2, -2, ...
+                g = -9.81 * (1 + 1e-5 * k)
+                for t in whole_threads:
+                    stage = "ensemble, chain_drop"
+                    log("ensemble: chain_drop, gravity %.6f, %d threads (%d of %d)" % (g, t, j + 1, a.ensemble))
+                    rows = {r["solver"]: r for r in compare(a.tessera, models["chain_drop"],
+                                                            ["direct-bpp", "schur-bpp"], None, t,
+                                                            extra=("--set", "settings.gravity=[0, 0, %.17g]" % g))}
+                    d, sb = rows.get("direct-bpp"), rows.get("schur-bpp")
+                    if d and sb and sb.get("mean_ms"):
+                        ensemble.append((g, t, d["mean_ms"], sb["mean_ms"]))
 
         # Safety nets: schur-bpp on the MLCPs of a direct-bpp run, with its
         # nets switched off one after the other (what each does to the error).
@@ -547,6 +569,21 @@ def main(argv=None):
                 scene, ref, t, ms(d["mean_ms"]), ms(d["median_ms"]), d["pct_converged"], ms(sb["mean_ms"]),
                 ms(sb["median_ms"]), sb["pct_converged"], d["mean_ms"] / sb["mean_ms"],
                 "-" if mr is None else "%.2fx" % mr))
+        out.append("")
+    if ensemble:
+        spread = []
+        for t in sorted({e[1] for e in ensemble}):
+            r = sorted(d / sb for _, tt, d, sb in ensemble if tt == t)
+            spread.append("%d thread%s: median %.2fx, from %.2fx to %.2fx over %d runs"
+                          % (t, "" if t == 1 else "s", r[len(r) // 2], r[0], r[-1], len(r)))
+        out += ["### chain_drop's pile-up is chaotic", "",
+                "The whole run of chain_drop again with gravity scaled by 1 + k 1e-5 (k = 0, 1, -1, 2, ...): each "
+                "run piles up differently, and schur-bpp's speedup over direct-bpp with it, so one run's ratio "
+                "(above) is one draw. Speedup (ratio of the mean solve ms per step): %s." % "; ".join(spread), "",
+                "| gravity (m/s^2) | threads | direct-bpp | schur-bpp | speedup (means) |",
+                "|---:|---:|---:|---:|---:|"]
+        for g, t, d, sb in ensemble:
+            out.append("| %.6f | %d | %s | %s | %.2fx |" % (g, t, ms(d), ms(sb), d / sb))
         out.append("")
     if nets:
         out += ["## Safety nets: what each does to the error", "",
