@@ -12,7 +12,6 @@
 //       Siconos' own Lemke fails on; the MLCP and Relay files: solved,
 //       refused or failing as expected; a table of pivots and residuals;
 //   and the refusals: box bounds, too many rows, a singular free block.
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include "mlcp/mlcp.h"
 #include "solvers/lemke.h"
 #include "solvers/solver.h"
+#include "siconos_files.h"
 #include "test_util.h"
 #include "tsr_test.h"
 
@@ -187,7 +187,8 @@ static void test_scaled_rows(void) {
   double worst = 0.0;
   for (int trial = 0; trial < 300; trial++) {
     int n = 2 + trial % 20, kind = trial % 3;
-    double *A = malloc((size_t)n * n * sizeof *A), *q = malloc((size_t)n * sizeof *q), *z = malloc((size_t)n * sizeof *z);
+    double *A = malloc((size_t)n * n * sizeof *A), *q = malloc((size_t)n * sizeof *q),
+           *z = malloc((size_t)n * sizeof *z);
     random_spd(&r, n, 1e2, A);
     for (int i = 0; i < n; i++)
       for (int j = 0; j < i && kind > 0; j++) {
@@ -327,12 +328,18 @@ static void test_degenerate(void) {
   // row and another was missed by a relative tolerance on the quotients
   // (1e-12) while the pivot zeroed z0's value (ZERO_TOL); z0 stayed basic
   // at 0 and the path ended on a ray, "not converged".
-  const double P5[] = {4.5497108745170289e-08, -2.2748554372585144e-08, -4.5497108745170289e-08,
-                       -2.2748554372585144e-08, 2.2748554372585144e-08, -4702.4143197609046,
-                       4702.4143197609046, 0, 4702.4143197609046, -2351.2071598804523,
-                       -0.001399584656657067, 0, 0.002799169313314134, 0, -0.00069979232832853349,
-                       -134864048.15450361, 134864048.15450361, 0, 134864048.15450361, -67432024.077251807,
-                       9.9392328014146472, -4.9696164007073236, -9.9392328014146472, -4.9696164007073236,
+  const double P5[] = {4.5497108745170289e-08,  -2.2748554372585144e-08,
+                       -4.5497108745170289e-08, -2.2748554372585144e-08,
+                       2.2748554372585144e-08,  -4702.4143197609046,
+                       4702.4143197609046,      0,
+                       4702.4143197609046,      -2351.2071598804523,
+                       -0.001399584656657067,   0,
+                       0.002799169313314134,    0,
+                       -0.00069979232832853349, -134864048.15450361,
+                       134864048.15450361,      0,
+                       134864048.15450361,      -67432024.077251807,
+                       9.9392328014146472,      -4.9696164007073236,
+                       -9.9392328014146472,     -4.9696164007073236,
                        4.9696164007073236},
                p5[] = {2.2748554372585144e-08, -2351.2071598804523, 0.00069979232832853349, -202296072.23175544,
                        4.9696164007073236};
@@ -350,7 +357,8 @@ static void test_degenerate(void) {
   int solved = 0, total = 0, max_pivots = 0;
   for (int trial = 0; trial < 460; trial++) {
     int n = 4 + trial % 30, scaled = trial >= 60;
-    double *A = malloc((size_t)n * n * sizeof *A), *q = malloc((size_t)n * sizeof *q), *zz = malloc((size_t)n * sizeof *zz);
+    double *A = malloc((size_t)n * n * sizeof *A), *q = malloc((size_t)n * sizeof *q),
+           *zz = malloc((size_t)n * sizeof *zz);
     planted_psd(&r, n, A, q);
     if (scaled) scale_rows_columns(&r, n, A, q);
     int rc = lemke_dense(n, A, q, zz, &st, s);
@@ -361,8 +369,7 @@ static void test_degenerate(void) {
                scaled ? ", scaled" : "", rc, st.iterations, tsr_solver_note(s));
     free(A), free(q), free(zz);
   }
-  printf("degenerate PSD LCPs (400 of them scaled): solved %d of %d (at most %d pivots)\n", solved, total,
-         max_pivots);
+  printf("degenerate PSD LCPs (400 of them scaled): solved %d of %d (at most %d pivots)\n", solved, total, max_pivots);
   tsr_solver_free(&s);
 }
 
@@ -378,8 +385,8 @@ static void test_no_cycling(void) {
   double z[8];
   const double M[] = {1, 2, 2, 0, -1, 2, 2, 2, 1}, q[] = {-1, -1, -1};
   int rc = lemke_dense(3, M, q, z, &st, s);
-  ENSURE_MSG(rc == 0 && st.iterations <= 3 && z[2] == 1.0, "tied q: status %d after %d pivots: %s", rc,
-             st.iterations, tsr_solver_note(s));
+  ENSURE_MSG(rc == 0 && st.iterations <= 3 && z[2] == 1.0, "tied q: status %d after %d pivots: %s", rc, st.iterations,
+             tsr_solver_note(s));
   Rng r = {1};
   int capped = 0, solved = 0;
   for (int t = 0; t < 20000; t++) {
@@ -493,8 +500,6 @@ static const Expect *find_expect(const char *name) {
   return NULL;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 // (d) The Siconos files, read in place.
 static void test_siconos(const char *shared) {
   static const char *folders[] = {"LCP", "MLCP", "Relay"};
@@ -502,18 +507,9 @@ static void test_siconos(const char *shared) {
   int matched = 0, checked = 0, lcp_solved = 0, lcp_total = 0;
   printf("%-38s %5s %7s %11s %11s %s\n", "file", "n", "pivots", "residual", "rel.resid", "result");
   for (int f = 0; f < 3; f++) {
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s/external/siconos/numerics/src/%s/test/data", shared, folders[f]);
-    DIR *d = opendir(dir);
-    ENSURE_MSG(d != NULL, "cannot open %s", dir);
-    if (!d) continue;
-    char *names[256];
-    int nn = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && nn < 256)
-      if (strstr(e->d_name, ".dat")) names[nn++] = strdup(e->d_name);
-    closedir(d);
-    qsort(names, (size_t)nn, sizeof *names, cmp_str);
+    char dir[1024], *names[256];
+    int nn = siconos_files(shared, folders[f], dir, sizeof dir, names, 256);
+    ENSURE_MSG(nn >= 0, "cannot open %s", dir);
     for (int k = 0; k < nn; k++) {
       char path[2048], err[512];
       snprintf(path, sizeof path, "%s/%s", dir, names[k]);

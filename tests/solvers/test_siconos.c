@@ -5,13 +5,13 @@
 // (the README's values are printed with 6 digits) and every other problem
 // but two (one without a solution, one that defeats every solver here: see
 // the loop), and a table of all results is printed.
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mlcp/mlcp.h"
+#include "siconos_files.h"
 #include "solvers/solver.h"
 #include "tsr_test.h"
 
@@ -78,8 +78,6 @@ static const Known *find_known(const char *name) {
   return NULL;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 int main(void) {
   const char *shared = getenv("TSR_SHARED");
   if (!shared) TSR_SKIP("TSR_SHARED is not set (the Siconos problems live in shared/external/siconos)");
@@ -105,17 +103,9 @@ int main(void) {
   printf("%-38s %5s %5s %9s %11s %11s %6s %s\n", "file", "n", "eq", "symmetric", "residual", "rel.resid", "pivots",
          "result");
   for (int f = 0; f < 3; f++) {
-    snprintf(dir, sizeof dir, "%s/external/siconos/numerics/src/%s/test/data", shared, folders[f]);
-    DIR *d = opendir(dir);
-    ENSURE_MSG(d != NULL, "cannot open %s", dir);
-    if (!d) continue;
     char *names[256];
-    int nn = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && nn < 256)
-      if (strstr(e->d_name, ".dat")) names[nn++] = strdup(e->d_name);
-    closedir(d);
-    qsort(names, (size_t)nn, sizeof *names, cmp_str);
+    int nn = siconos_files(shared, folders[f], dir, sizeof dir, names, 256);
+    ENSURE_MSG(nn >= 0, "cannot open %s", dir);
     for (int k = 0; k < nn; k++) {
       char path[2048], err[512];
       snprintf(path, sizeof path, "%s/%s", dir, names[k]);
