@@ -78,8 +78,11 @@ static double rim_phase(const TsrVec3 ax[3], TsrVec3 n) {
   const TsrVec3 u = tsr_v3_sub(tsr_v3_scale(ax[2], tsr_v3_dot(n, ax[2])), n);
   const double x = tsr_v3_dot(u, ax[0]), y = tsr_v3_dot(u, ax[1]), s = hypot(x, y);
   if (!(s > 0.0)) return 0.0;
-  const double x2 = x * x - y * y, y2 = 2.0 * x * y;  // (x + i y)^2, then ^4 over s^3
-  const double x4 = (x2 * x2 - y2 * y2) / (s * s * s), y4 = 2.0 * x2 * y2 / (s * s * s);
+  // s e^(4 i alpha) = s (c + i sn)^4 from the unit c + i sn: (x + i y)^4 / s^3
+  // underflowed to 0 / 0 for s below ~1e-108 (a tilt of 1e-150 rad gave NaN
+  // rim points, no contacts, and the cylinder fell through the ground)
+  const double c = x / s, sn = y / s, c2 = c * c - sn * sn, s2 = 2.0 * c * sn;
+  const double x4 = s * (c2 * c2 - s2 * s2), y4 = s * 2.0 * c2 * s2;
   const double phase = 0.25 * atan2(y4, x4 + fmax(0.0, RIM_LEVEL_SIN - s)), alpha = atan2(y, x);
   // of the four, the point nearest the lowest first (the order the points
   // had when they started from the lowest)
