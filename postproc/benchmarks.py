@@ -32,8 +32,8 @@ machine. What is run:
     and nproc threads (--whole-threads; --repeat runs each, the median kept), with schur-bpp's phase split and its fallbacks; and
     the same on identical problems (tessera compare --replay, each solver
     driving the trajectory in turn).
-  * chain_drop's pile-up is chaotic: its whole run at nproc threads
-    --ensemble times (default 7) with gravity off by k parts in 1e5, the
+  * chain_drop's pile-up is chaotic: its whole run at each --whole-threads count
+    --ensemble times (default 9) with gravity off by k parts in 1e5, the
     median and range of schur-bpp's speedup (one run's ratio is one draw).
   * Safety nets: schur-bpp on the MLCPs of a direct-bpp run of chain_drop,
     chain_wrap and log_tower (--net-steps steps) with its fallback, merged
