@@ -1194,7 +1194,9 @@ int tsr_solid_deepest(dGeomID a, dGeomID b, dContactGeom *buf, int n, int max, d
   // and took the place of the shallowest, a new contact at every wobble of
   // the tilt, its friction bounded by a first-step estimate beyond the
   // load: a cylinder sliding on a box slowed at up to 1.18 mu g
-  // (tests/physics/test_contact_slide.c).
+  // (tests/physics/test_contact_slide.c). The allowance is relative to the
+  // radius (1 mm for a cylinder of 1 m): a sample of a larger cylinder may
+  // lie that much below its contacts and add none.
   double rim = 0.0;
   for (int side = 0; side < 2; side++) {
     dGeomID g = side ? b : a;
