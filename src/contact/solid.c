@@ -813,12 +813,81 @@ static int rims_toward(dGeomID a, int sa, dGeomID b, int sb, CylSide c[2], TsrVe
   return m;
 }
 
+// The corners and tips of the lens in which two facing ends overlap (c:
+// the two sides, cyl_side; their f's are b and a), as contacts into cand
+// (at most 4); returns their count. The rim points (solid_points) are
+// fixed on each cylinder when level: two equal cylinders 0.08 apart with
+// no yaw had two, both on the line of the centres, and the upper one,
+// its centre of mass over the lens, tipped about that line and fell off.
+// The lens's two corners (where the rims cross) and its two tips (each
+// rim's point toward the other's centre) span it whatever the yaw. They
+// are found in the plane midway between the two ends (normal m, from a's
+// end toward b's), each end's centre projected on it, and every step is
+// written so that it gives the same bits with a and b swapped (m, e1 and
+// the order of the two ends negated, e2 unchanged): the contacts must not
+// depend on which cylinder is listed first (test_contact_invariance).
+// Each point is carried along m to each end's plane (to within its rim:
+// tilted ends are ellipses in the midplane); the contact lies midway, its
+// depth is how far a's end lies beyond b's along m, its normal m. None
+// when one disc lies within the other (its rim points are all inside),
+// nor when they do not overlap.
+static int lens_points(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, const CylSide cs[2],
+                       dContactGeom *cand) {
+  TsrVec3 ctr[2], out[2];  // [0]: a's end toward b, [1]: b's toward a; centres and outward normals
+  const double r[2] = {cs[0].rg, cs[0].rf}, len[2] = {cs[0].lg, cs[0].lf};
+  for (int s = 0; s < 2; s++) {
+    const CylSide *c = &cs[1 - s];  // its f is a (s = 0), b (s = 1)
+    const double tc = tsr_v3_dot(tsr_v3_sub(c->cg, c->cf), c->af);
+    if (tc == 0.0) return 0;
+    out[s] = tsr_v3_scale(c->af, tc > 0.0 ? 1.0 : -1.0);
+    ctr[s] = tsr_v3_madd(c->cf, out[s], 0.5 * c->lf);
+  }
+  TsrVec3 m = tsr_v3_sub(out[0], out[1]);
+  const double mn = tsr_v3_norm(m);
+  if (!(mn > 0.0)) return 0;
+  m = tsr_v3_scale(m, 1.0 / mn);
+  const TsrVec3 mid = tsr_v3_scale(tsr_v3_add(ctr[0], ctr[1]), 0.5);
+  TsrVec3 pc[2];  // the ends' centres on the midplane
+  for (int s = 0; s < 2; s++) pc[s] = tsr_v3_madd(ctr[s], m, -tsr_v3_dot(tsr_v3_sub(ctr[s], mid), m));
+  const TsrVec3 d = tsr_v3_sub(pc[1], pc[0]);
+  const double dist = tsr_v3_norm(d), ra = r[0], rb = r[1];
+  if (!(dist > fabs(ra - rb)) || !(dist < ra + rb)) return 0;
+  const TsrVec3 e1 = tsr_v3_scale(d, 1.0 / dist), e2 = tsr_v3_cross(m, e1);
+  const double s2 = ((ra + rb) * (ra + rb) - dist * dist) * (dist * dist - (ra - rb) * (ra - rb));
+  const double along = (ra * ra - rb * rb) / (2.0 * dist), half = sqrt(fmax(0.0, s2)) / (2.0 * dist);
+  const TsrVec3 base = tsr_v3_madd(tsr_v3_scale(tsr_v3_add(pc[0], pc[1]), 0.5), e1, along);
+  const TsrVec3 q[4] = {tsr_v3_madd(base, e2, half), tsr_v3_madd(base, e2, -half), tsr_v3_madd(pc[0], e1, ra),
+                        tsr_v3_madd(pc[1], e1, -rb)};
+  const double dm[2] = {tsr_v3_dot(m, out[0]), tsr_v3_dot(m, out[1])};
+  if (!(fabs(dm[0]) > 0.5) || !(fabs(dm[1]) > 0.5)) return 0;  // not facing (parallel_cylinders: within 10 degrees)
+  int nc = 0;
+  for (int k = 0; k < 4; k++) {
+    TsrVec3 p[2];  // q carried along m to a's end's plane, and to b's
+    for (int s = 0; s < 2; s++) {
+      p[s] = tsr_v3_madd(q[k], m, tsr_v3_dot(tsr_v3_sub(ctr[s], q[k]), out[s]) / dm[s]);
+      const TsrVec3 e = tsr_v3_sub(p[s], ctr[s]);
+      const double en = tsr_v3_norm(e);
+      if (en > r[s]) p[s] = tsr_v3_madd(ctr[s], e, r[s] / en);
+    }
+    const double depth = tsr_v3_dot(tsr_v3_sub(p[0], p[1]), m);
+    if (!(depth < len[0]) || !(depth < len[1])) continue;  // through a or b: not cap to cap
+    const TsrVec3 pos = tsr_v3_scale(tsr_v3_add(p[0], p[1]), 0.5);
+    // speculative while either can reach the other in this step
+    if (depth < 0.0 && !(-depth < fmax(point_reach(x, sb, b, cs[1].ax, sa, m, p[1]),
+                                       point_reach(x, sa, a, cs[0].ax, sb, tsr_v3_neg(m), p[0]))))
+      continue;
+    set_contact(&cand[nc++], pos, m, depth, b, a, 0);  // m from a toward b: the normal pushes a along -m
+  }
+  return nc;
+}
+
 // Parallel cylinders a and b that meet cap to cap (parallel_cylinders; c:
 // the two sides, cyl_side): each one's rim points on its end toward the
 // other (solid_points) that lie within the other's radius, against the
 // other's facing end, with that end's normal and the depth below its
-// plane, or speculative while they can reach it (reaches); into pts (at
-// most 4, deepest first, one of any two within dedup). Returns the count,
+// plane, or speculative while they can reach it (reaches); and where the
+// two ends overlap in a lens, its corners and tips (lens_points); into pts
+// (at most 4, deepest first, one of any two within dedup). Returns the count,
 // or -1 when there is none (tsr_solid_pair's rim points). By nearest
 // surface, a rim point of two equal cylinders stacked end on end lies on
 // the other's side (distance 0) as well as just inside its end: stacked
@@ -828,7 +897,7 @@ static int rims_toward(dGeomID a, int sa, dGeomID b, int sb, CylSide c[2], TsrVe
 static int caps_facing(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, const CylSide cs[2],
                        dContactGeom pts[4], double dedup) {
   int nc = 0;
-  dContactGeom cand[8];
+  dContactGeom cand[12];  // 4 rim points a side, and the lens's 4 points (lens_points)
   for (int s = 0; s < 2; s++) {
     const CylSide *c = &cs[s];
     const TsrVec3 d = tsr_v3_sub(c->cg, c->cf);
@@ -845,11 +914,13 @@ static int caps_facing(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int s
       if (tsr_v3_norm(tsr_v3_madd(e, c->af, -t)) > c->rf * (1.0 + 1e-9)) continue;  // beside f's end
       const double gap = tsr_v3_dot(tsr_v3_sub(p[k], face), nf);
       if (!(gap > -c->lf) || !(gap > -c->lg)) continue;  // through f or g: not cap to cap
-      if (reaches(x, c->gs, c->g, ax, c->fs, nf, p[k], gap, cand, nc, dedup))
+      // one of two within dedup is dropped below, by depth (whichever is
+      // made first would depend on which cylinder is listed first)
+      if (reaches(x, c->gs, c->g, ax, c->fs, nf, p[k], gap, cand, 0, dedup))
         set_contact(&cand[nc++], p[k], nf, -gap, c->g, c->f, c->g == a);
     }
   }
-  (void)sa, (void)sb, (void)b;
+  nc += lens_points(x, a, sa, b, sb, cs, &cand[nc]);
   if (!nc) return -1;
   // The deepest, then spread: the point farthest from it, the one farthest
   // from the line of those two, and the one farthest from the three. By
@@ -857,8 +928,8 @@ static int caps_facing(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int s
   // cylinders stacked exactly with a yaw of 0.3 rad kept four on one half
   // of the disc, and the upper one tipped over their chord.
   sort_deepest_first(cand, nc);
-  int m = 0, used[8] = {0};
-  TsrVec3 q[8];
+  int m = 0, used[12] = {0};
+  TsrVec3 q[12];
   for (int k = 0; k < nc; k++) q[k] = tsr_v3(cand[k].pos[0], cand[k].pos[1], cand[k].pos[2]);
   pts[m++] = cand[0], used[0] = 1;
   while (m < 4) {
