@@ -12,6 +12,33 @@
 #include "sim_helpers.h"
 #include "tsr_test.h"
 
+// The model's settings and ground, for the solver, before its two bodies.
+#define HEADER                                                                  \
+  "format: tessera-model/1\n"                                                   \
+  "name: rest_pairs\n"                                                          \
+  "settings: {step: 0.016666666666666666, duration: 3.0, solver: {type: %s},\n" \
+  "           partitioning: {method: mindp, max_bodies: 1}}\n"                  \
+  "materials: [{name: m, friction: 0.5, compliance: 1.0e-9, damping: 2.0}]\n"   \
+  "bodies:\n"                                                                   \
+  "  - {name: ground, fixed: true, shape: {type: plane, normal: [0, 0, 1], offset: 0}}\n"
+
+// Runs the model for 3 s; returns body `upper`'s final z less z1, with the
+// largest speed of either moving body after 2 s in *vmax.
+static double run_pair(const char *yaml, int upper, double z1, double *vmax) {
+  TsrModel m;
+  TsrWorld w;
+  tsr_test_world(yaml, NULL, 0, &m, &w);
+  *vmax = 0.0;
+  while (w.step < m.settings.steps) {
+    ENSURE(tsr_world_step(&w) == 0);
+    if (w.step * m.settings.step < 2.0) continue;
+    for (int k = 1; k < 3; k++) *vmax = fmax(*vmax, fmax(tsr_v3_norm(w.bodies.v[k]), 0.1 * tsr_v3_norm(w.bodies.w[k])));
+  }
+  double dz = w.bodies.x[upper].z - z1;
+  tsr_test_world_free(&m, &w);
+  return dz;
+}
+
 // Two bodies of 2 kg: `lower` (a cylinder standing on its end, centre at
 // z = 0.15) on the plane z = 0, `upper` on it (centre at z1, yawed, lying
 // or standing); returns the upper body's final z
@@ -22,29 +49,12 @@ static double settle(const char *upper_shape, double z1, double yaw, int lying, 
   const TsrQuat q = lying ? tsr_q_mul(qz, qy) : qz;
   char yaml[2048];
   snprintf(yaml, sizeof yaml,
-           "format: tessera-model/1\n"
-           "name: rest_pairs\n"
-           "settings: {step: 0.016666666666666666, duration: 3.0, solver: {type: %s},\n"
-           "           partitioning: {method: mindp, max_bodies: 1}}\n"
-           "materials: [{name: m, friction: 0.5, compliance: 1.0e-9, damping: 2.0}]\n"
-           "bodies:\n"
-           "  - {name: ground, fixed: true, shape: {type: plane, normal: [0, 0, 1], offset: 0}}\n"
+           HEADER
            "  - {name: lower, mass: 2.0, shape: {type: cylinder, radius: 0.1, length: 0.3}, position: [0, 0, 0.15]}\n"
            "  - {name: upper, mass: 2.0, shape: %s, position: [0, 0, %.17g],\n"
            "     orientation: [%.17g, %.17g, %.17g, %.17g]}\n",
            solver, upper_shape, z1, q.w, q.x, q.y, q.z);
-  TsrModel m;
-  TsrWorld w;
-  tsr_test_world(yaml, NULL, 0, &m, &w);
-  *vmax = 0.0;
-  while (w.step < m.settings.steps) {
-    ENSURE(tsr_world_step(&w) == 0);
-    if (w.step * m.settings.step < 2.0) continue;
-    for (int k = 1; k < 3; k++) *vmax = fmax(*vmax, fmax(tsr_v3_norm(w.bodies.v[k]), 0.1 * tsr_v3_norm(w.bodies.w[k])));
-  }
-  double dz = w.bodies.x[2].z - z1;
-  tsr_test_world_free(&m, &w);
-  return dz;
+  return run_pair(yaml, 2, z1, vmax);
 }
 
 static const char *const solvers[] = {"direct-bpp", "schur-bpp"};
@@ -65,28 +75,8 @@ static double settle_offset(double rl, double ru, double x0, double yaw, int upp
            "  - {name: upper, mass: 2.0, shape: {type: cylinder, radius: %.17g, length: 0.3}, position: [%.17g, 0, "
            "0.45],\n     orientation: [%.17g, 0, 0, %.17g]}\n",
            ru, x0, cos(0.5 * yaw), sin(0.5 * yaw));
-  snprintf(yaml, sizeof yaml,
-           "format: tessera-model/1\n"
-           "name: rest_pairs\n"
-           "settings: {step: 0.016666666666666666, duration: 3.0, solver: {type: %s},\n"
-           "           partitioning: {method: mindp, max_bodies: 1}}\n"
-           "materials: [{name: m, friction: 0.5, compliance: 1.0e-9, damping: 2.0}]\n"
-           "bodies:\n"
-           "  - {name: ground, fixed: true, shape: {type: plane, normal: [0, 0, 1], offset: 0}}\n"
-           "%s%s",
-           solver, upper_first ? upper : lower, upper_first ? lower : upper);
-  TsrModel m;
-  TsrWorld w;
-  tsr_test_world(yaml, NULL, 0, &m, &w);
-  *vmax = 0.0;
-  while (w.step < m.settings.steps) {
-    ENSURE(tsr_world_step(&w) == 0);
-    if (w.step * m.settings.step < 2.0) continue;
-    for (int k = 1; k < 3; k++) *vmax = fmax(*vmax, fmax(tsr_v3_norm(w.bodies.v[k]), 0.1 * tsr_v3_norm(w.bodies.w[k])));
-  }
-  double dz = w.bodies.x[upper_first ? 1 : 2].z - 0.45;
-  tsr_test_world_free(&m, &w);
-  return dz;
+  snprintf(yaml, sizeof yaml, HEADER "%s%s", solver, upper_first ? upper : lower, upper_first ? lower : upper);
+  return run_pair(yaml, upper_first ? 1 : 2, 0.45, vmax);
 }
 
 // Equal cylinders end on end: the upper one's weight on four rim points
