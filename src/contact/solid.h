@@ -78,7 +78,10 @@ double tsr_solid_reach(const TsrSolidCtx *x, int shape, dGeomID g);
 // the rim for a polygon whose points change from step to step, and a
 // cylinder standing on a box floor never came to rest (0.05 m/s after
 // 3 s); with them go the ends of its side line over the face it lies on
-// (a log over a box's edge). Against a box, a point level with it and
+// (a log over a box's edge). ODE's deepest contact whose normal is more
+// than ~30 degrees from each of theirs stays, while the shapes overlap by
+// no more than a quarter of dedup (a box's edge across the rim, whose rim
+// point beside the box took the side face's normal). Against a box, a point level with it and
 // just beside it (within 5% of the smaller shape, across and in depth)
 // takes the face toward g's centre, not the side its closest point is on:
 // a 2.4 m box on 2.4 m logs was thrown 1.3 m. Points within `dedup` of one

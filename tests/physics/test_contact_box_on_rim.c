@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+// A box falling edge-first onto the rim of a standing cylinder's cap, taken
+// from a pile of mixed shapes (tests/scenes/test_mixed_pile.py, pile(11):
+// bodies b22 and b38 at frame 30, poses and velocities as written). The
+// box's edge (between its bottom face and a side face) crosses the rim
+// 0.5 mm above it, approaching at 4.4 m/s along the edge-on-rim normal.
+// The cylinder's rim point that touches (within the margin) lies just
+// beside the box's side face, whose sideways normal it took; its points
+// replaced ODE's, whose edge-on-rim contact had the normal along the
+// approach, and the box's corners lay 4 cm above the cap: the box went
+// 42 mm into the cylinder in one step and 92 mm in two. Now ODE's contact
+// is kept beside the rim point (solid.c, tsr_solid_pair).
+#include "tsr_test.h"
+#include "sim_helpers.h"
+
+#include "contact/contact.h"
+
+static const char *const model =
+    "format: tessera-model/1\n"
+    "name: box_on_rim\n"
+    "settings: {step: 0.016666666666666666, duration: 0.1, contact: {max_per_pair: 4, margin: 0.005}}\n"
+    "materials: [{name: m, friction: 0.5, compliance: 1.0e-9, damping: 2.0}]\n"
+    "bodies:\n"
+    "  - {name: ground, fixed: true, shape: {type: plane, normal: [0, 0, 1], offset: -50.0}}\n"
+    "  - {name: cyl, mass: 17.7, shape: {type: cylinder, radius: 0.108, length: 0.508},\n"
+    "     position: [0.36317286561773965, -0.25653051347565264, 0.3918971539952268],\n"
+    "     orientation: [0.05172106606534619, 0.4488117494061295, -0.8715086610762649, 0.1906976627783619],\n"
+    "     velocity: [-0.05444991050139872, -0.20877116941610752, -0.28172267067689954],\n"
+    "     angular_velocity: [-2.4030020420822154, 2.7816441736142745, 5.342435023352872]}\n"
+    "  - {name: box, mass: 12.5, shape: {type: box, size: [0.114, 0.162, 0.105]},\n"
+    "     position: [0.333, -0.29, 0.732875],\n"
+    "     orientation: [-0.17140475997627774, 0.7881218864486843, 0.020500569308714668, 0.5908164071994452],\n"
+    "     velocity: [0, 0, -4.905]}\n";
+
+// Signed distance from p to the cylinder (radius r, half length h) at (x, q).
+static double cylinder_sd(TsrVec3 x, TsrQuat q, double r, double h, TsrVec3 p) {
+  TsrVec3 y = tsr_q_rotate_inv(q, tsr_v3_sub(p, x));
+  double dr = hypot(y.x, y.y) - r, dz = fabs(y.z) - h;
+  if (dr <= 0.0 && dz <= 0.0) return fmax(dr, dz);
+  return hypot(fmax(dr, 0.0), fmax(dz, 0.0));
+}
+
+// Signed distance from p to the box of half sizes hs at (x, q).
+static double box_sd(TsrVec3 x, TsrQuat q, TsrVec3 hs, TsrVec3 p) {
+  TsrVec3 y = tsr_q_rotate_inv(q, tsr_v3_sub(p, x));
+  double e[3] = {fabs(y.x) - hs.x, fabs(y.y) - hs.y, fabs(y.z) - hs.z};
+  if (e[0] <= 0 && e[1] <= 0 && e[2] <= 0) return fmax(e[0], fmax(e[1], e[2]));
+  return sqrt(pow(fmax(e[0], 0), 2) + pow(fmax(e[1], 0), 2) + pow(fmax(e[2], 0), 2));
+}
+
+// The overlap of the two: the deepest sample of either surface inside the
+// other (the box's faces on a 41 x 41 grid, the cylinder's side every 2.5
+// degrees at 141 stations and its ends on rings).
+static double overlap(const TsrWorld *w) {
+  const TsrVec3 xc = w->bodies.x[1], xb = w->bodies.x[2], hs = tsr_v3(0.057, 0.081, 0.0525);
+  const TsrQuat qc = w->bodies.q[1], qb = w->bodies.q[2];
+  double best = -INFINITY;
+  for (int i = 0; i <= 40; i++)
+    for (int j = 0; j <= 40; j++)
+      for (int k = 0; k <= 40; k++) {
+        if (i % 40 && j % 40 && k % 40) continue;
+        TsrVec3 l = tsr_v3((i / 20.0 - 1) * hs.x, (j / 20.0 - 1) * hs.y, (k / 20.0 - 1) * hs.z);
+        best = fmax(best, -cylinder_sd(xc, qc, 0.108, 0.254, tsr_v3_add(xb, tsr_q_rotate(qb, l))));
+      }
+  for (int s = 0; s <= 140; s++)
+    for (int t = 0; t < 144; t++)
+      for (int ring = 0; ring <= ((s % 140) ? 0 : 12); ring++) {
+        double rr = 0.108 * (1.0 - ring / 12.0), th = t * M_PI / 72;
+        TsrVec3 l = tsr_v3(rr * cos(th), rr * sin(th), (s / 70.0 - 1) * 0.254);
+        best = fmax(best, -box_sd(xb, qb, hs, tsr_v3_add(xc, tsr_q_rotate(qc, l))));
+      }
+  return best;
+}
+
+static void test_box_edge_onto_rim(void) {
+  TsrModel m;
+  TsrWorld w;
+  tsr_test_world(model, NULL, 0, &m, &w);
+  const double before = overlap(&w);
+  ENSURE_MSG(before < 0.0 && before > -0.002, "gap %.2f mm at the start", -1e3 * before);
+  // The edge-on-rim normal (pushing the cylinder, body[0], away from the
+  // box): from the brute-force closest points, the cap's normal tilted
+  // 6 degrees toward the box's edge.
+  const TsrVec3 want = tsr_v3_normalize(tsr_v3(-0.0457, 0.235, -0.9709));
+  ENSURE(tsr_contact_collide(&w.contacts, &m, &w.bodies) == 0);
+  double best = -1.0;
+  for (int i = 0; i < w.contacts.n; i++) {
+    const TsrContact *c = &w.contacts.c[i];
+    fprintf(stderr, "  contact %d-%d depth %.2f mm normal (%.3f %.3f %.3f)\n", c->body[0], c->body[1], 1e3 * c->depth,
+            c->normal.x, c->normal.y, c->normal.z);
+    if (c->body[0] == 1 && c->body[1] == 2) best = fmax(best, tsr_v3_dot(c->normal, want));
+  }
+  fprintf(stderr, "nearest normal %.1f degrees off the edge-on-rim one\n", acos(fmin(1.0, best)) * 180 / M_PI);
+  ENSURE_MSG(best > cos(20 * M_PI / 180), "no contact within 20 degrees of the edge-on-rim normal (%.1f off)",
+             acos(fmin(1.0, best)) * 180 / M_PI);
+  double worst = before;
+  for (int s = 0; s < 3; s++) {
+    ENSURE(tsr_world_step(&w) == 0);
+    double o = overlap(&w);
+    fprintf(stderr, "step %d: overlap %.2f mm\n", s + 1, 1e3 * o);
+    worst = fmax(worst, o);
+  }
+  // before: 42 mm after one step
+  ENSURE_MSG(worst < 0.005, "the box went %.1f mm into the cylinder", 1e3 * worst);
+  tsr_test_world_free(&m, &w);
+}
+
+int main(void) {
+  RUN_TEST(test_box_edge_onto_rim);
+  return TSR_TEST_RESULT();
+}
