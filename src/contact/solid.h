@@ -81,7 +81,11 @@ double tsr_solid_reach(const TsrSolidCtx *x, int shape, dGeomID g);
 // (a log over a box's edge). ODE's deepest contact whose normal is more
 // than ~30 degrees from each of theirs stays, while the shapes overlap by
 // no more than a quarter of dedup (a box's edge across the rim, whose rim
-// point beside the box took the side face's normal). Against a box, a point level with it and
+// point beside the box took the side face's normal). Otherwise a point of
+// g inside f (as grown) is left to ODE's contacts, unless it only just
+// touches (within twice the margin or a quarter of dedup) and lies farther
+// than dedup from each of them (ODE's box-box gives one point for crossing
+// edges). Against a box, a point level with it and
 // just beside it (within 5% of the smaller shape, across and in depth)
 // takes the face toward g's centre, not the side its closest point is on:
 // a 2.4 m box on 2.4 m logs was thrown 1.3 m. Points within `dedup` of one
