@@ -52,17 +52,6 @@ static int parse_long(const char *opt, const char *s, long min, long max, long *
   return 0;
 }
 
-static int parse_seconds(const char *opt, const char *s, double *out) {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || *end || !isfinite(v) || v < 0) {
-    tsr_cli_error("export-vtk: %s expects a non-negative number of seconds, got '%s'", opt, s);
-    return -1;
-  }
-  *out = v;
-  return 0;
-}
-
 static int parse_time(const char *opt, const char *s, double *out) {
   char *end;
   errno = 0;
@@ -118,7 +107,7 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
     } else if (!strcmp(a, "--segments")) {
       if (!VALUE() || parse_long(a, v, 3, 128, &segments)) return 2;
     } else if (!strcmp(a, "--progress")) {
-      if (!VALUE() || parse_seconds(a, v, &progress)) return 2;
+      if (!VALUE() || tsr_cli_parse_seconds("export-vtk", a, v, &progress)) return 2;
     } else if (a[0] == '-' && a[1]) {
       tsr_cli_error("export-vtk: unknown option '%s' (see 'tessera export-vtk --help')", arg.arg);
       return 2;

@@ -30,7 +30,7 @@ static int parse_long(const char *cmd, const char *opt, const char *s, long min,
   return 0;
 }
 
-static int parse_seconds(const char *cmd, const char *opt, const char *s, double *out) {
+int tsr_cli_parse_seconds(const char *cmd, const char *opt, const char *s, double *out) {
   char *end;
   double v = strtod(s, &end);
   if (end == s || *end || !isfinite(v) || v < 0) {
@@ -73,7 +73,7 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
       o->overwrite = 1;
     } else if ((with_output || !strcmp(cmd, "compare")) && !strcmp(a, "--progress")) {
       NEED_VALUE();
-      if (parse_seconds(cmd, a, val, &o->progress)) goto usage_error;
+      if (tsr_cli_parse_seconds(cmd, a, val, &o->progress)) goto usage_error;
     } else if (quiet) {
       o->quiet = 1;
     } else if (!strcmp(a, "--solver")) {
@@ -117,7 +117,7 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
       }
     } else if (!strcmp(a, "--duration")) {
       NEED_VALUE();
-      if (parse_seconds(cmd, a, val, &o->duration)) goto usage_error;
+      if (tsr_cli_parse_seconds(cmd, a, val, &o->duration)) goto usage_error;
       o->duration_arg = val;
     } else if (!strcmp(a, "--set")) {
       NEED_VALUE();

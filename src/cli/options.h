@@ -93,6 +93,10 @@ int tsr_cli_progress_due(const TsrCliProgress *p, long step, long steps);
 // Ends the terminal's line: kept (keep = 1) or wiped.
 void tsr_cli_progress_end(TsrCliProgress *p, int keep);
 
+// A non-negative, finite number of seconds for option opt of command cmd:
+// 0 and *out set, or -1 after an error message.
+int tsr_cli_parse_seconds(const char *cmd, const char *opt, const char *s, double *out);
+
 // OpenMP thread count (0 = every core) and single-threaded BLAS.
 void tsr_cli_apply_threads(int threads);
 
