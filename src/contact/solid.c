@@ -28,9 +28,13 @@ static double pair_motion(const TsrSolidCtx *x, int s0, int s1) {
 }
 
 // Whether p lies within d of one of the n contacts in buf.
+// A contact's point and normal as vectors.
+static TsrVec3 cg_pos(const dContactGeom *c) { return tsr_v3(c->pos[0], c->pos[1], c->pos[2]); }
+static TsrVec3 cg_normal(const dContactGeom *c) { return tsr_v3(c->normal[0], c->normal[1], c->normal[2]); }
+
 static int near_any(const dContactGeom *buf, int n, TsrVec3 p, double d) {
   for (int j = 0; j < n; j++)
-    if (tsr_v3_norm(tsr_v3_sub(tsr_v3(buf[j].pos[0], buf[j].pos[1], buf[j].pos[2]), p)) < d) return 1;
+    if (tsr_v3_norm(tsr_v3_sub(cg_pos(&buf[j]), p)) < d) return 1;
   return 0;
 }
 
@@ -216,7 +220,7 @@ int tsr_solid_keep_deepest(dContactGeom *cand, int nc, dContactGeom *out, int ma
   sort_deepest_first(cand, nc);
   int m = 0;
   for (int k = 0; k < nc && m < max; k++)
-    if (!near_any(out, m, tsr_v3(cand[k].pos[0], cand[k].pos[1], cand[k].pos[2]), dedup)) out[m++] = cand[k];
+    if (!near_any(out, m, cg_pos(&cand[k]), dedup)) out[m++] = cand[k];
   return m;
 }
 
@@ -503,9 +507,7 @@ int tsr_solid_pair(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fs
     for (int j = 0; j < n; j++) {
       int matched = 0;
       for (int k = 0; k < m && !matched; k++) {
-        const double c = buf[j].normal[0] * pts[k].normal[0] + buf[j].normal[1] * pts[k].normal[1] +
-                         buf[j].normal[2] * pts[k].normal[2];
-        matched = c > OWN_NORMAL_COS;
+        matched = tsr_v3_dot(cg_normal(&buf[j]), cg_normal(&pts[k])) > OWN_NORMAL_COS;
       }
       // not once they overlap: there ODE's depth and normal are not to be
       // trusted (test_contact_pile_pairs, test_cylinder_into_box: 80 mm for
@@ -516,8 +518,7 @@ int tsr_solid_pair(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fs
     if (keep >= 0 && max > 1) buf[n++] = buf[keep], first = 1;
   }
   for (int k = 0; k < m && n < max; k++)
-    if (!near_any(buf + first, n - first, tsr_v3(pts[k].pos[0], pts[k].pos[1], pts[k].pos[2]), dedup))
-      buf[n++] = pts[k];
+    if (!near_any(buf + first, n - first, cg_pos(&pts[k]), dedup)) buf[n++] = pts[k];
   return n;
 }
 
@@ -971,22 +972,20 @@ static int caps_facing(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int s
   sort_deepest_first(cand, nc);
   int m = 0, used[12] = {0};
   TsrVec3 q[12];
-  for (int k = 0; k < nc; k++) q[k] = tsr_v3(cand[k].pos[0], cand[k].pos[1], cand[k].pos[2]);
+  for (int k = 0; k < nc; k++) q[k] = cg_pos(&cand[k]);
   pts[m++] = cand[0], used[0] = 1;
   while (m < 4) {
     int best = -1;
     double far = 0.0;
     for (int k = 0; k < nc; k++) {
       if (used[k] || near_any(pts, m, q[k], dedup)) continue;
-      const TsrVec3 e = tsr_v3_sub(q[k], tsr_v3(pts[0].pos[0], pts[0].pos[1], pts[0].pos[2]));
+      const TsrVec3 e = tsr_v3_sub(q[k], cg_pos(&pts[0]));
       double score = INFINITY;
       if (m == 2) {  // from the line of the first two
-        const TsrVec3 l = tsr_v3_sub(tsr_v3(pts[1].pos[0], pts[1].pos[1], pts[1].pos[2]),
-                                     tsr_v3(pts[0].pos[0], pts[0].pos[1], pts[0].pos[2]));
+        const TsrVec3 l = tsr_v3_sub(cg_pos(&pts[1]), cg_pos(&pts[0]));
         score = tsr_v3_norm(tsr_v3_cross(e, l));
       } else {
-        for (int j = 0; j < m; j++)
-          score = fmin(score, tsr_v3_norm(tsr_v3_sub(q[k], tsr_v3(pts[j].pos[0], pts[j].pos[1], pts[j].pos[2]))));
+        for (int j = 0; j < m; j++) score = fmin(score, tsr_v3_norm(tsr_v3_sub(q[k], cg_pos(&pts[j]))));
       }
       if (score > far) far = score, best = k;
     }
@@ -1132,8 +1131,7 @@ int tsr_solid_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int 
     if (k >= 0) return k;
     m = rims_toward_axes(x, a, sa, b, sb, pts, dedup);
     if (m == 0) return -1;
-  } else if (crossing_cylinders(x, a, sa, b, sb, &pts[m]) == 1 &&
-             !near_any(pts, m, tsr_v3(pts[m].pos[0], pts[m].pos[1], pts[m].pos[2]), dedup)) {
+  } else if (crossing_cylinders(x, a, sa, b, sb, &pts[m]) == 1 && !near_any(pts, m, cg_pos(&pts[m]), dedup)) {
     // Skewed by a few degrees, the sides cross between the rim points and
     // meet there first (two logs of a cylinder tower lying across each
     // other at 5 degrees had contacts at their ends only and went 10 cm
