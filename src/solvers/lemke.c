@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "linalg/chol.h"
+#include "util/grow.h"
 
 // A sum (an entry of a pivot column, of x_B or of B^-1 after an update)
 // within ZERO_TOL of the magnitude of its terms is rounding, and is set to
@@ -69,15 +70,18 @@
 #define REINVERT_MIN 50
 
 struct TsrLemke {
-  int cap_n;
-  double *Binv;  // n x n, row-major: row i belongs to the variable basic at position i
-  double *x;     // [n] values of the basic variables
-  double *a;     // [n] pivot column B^-1 c
-  double *r;     // [n] scratch (refinement)
-  int *basis;    // [n] variable basic at position i: w_i = i, z_j = n + j, z0 = 2n
-  int *pos;      // [2n + 1] position of a variable, -1 when nonbasic
-  int *cand;     // [n] rows still tied in the ratio test
-  int cap_m;
+  // The arrays below are carved from two blocks, each grown with
+  // tsr_grow_size (util/grow.h): the tableau's (Binv .. cand, for n) and the
+  // problem's (M .. loc, for m); X is a third.
+  void *tab, *prob;
+  size_t cap_tab, cap_prob;
+  double *Binv;       // n x n, row-major: row i belongs to the variable basic at position i
+  double *x;          // [n] values of the basic variables
+  double *a;          // [n] pivot column B^-1 c
+  double *r;          // [n] scratch (refinement)
+  int *basis;         // [n] variable basic at position i: w_i = i, z_j = n + j, z0 = 2n
+  int *pos;           // [2n + 1] position of a variable, -1 when nonbasic
+  int *cand;          // [n] rows still tied in the ratio test
   double *M, *q, *z;  // the LCP solved (after eliminating free rows), dense
   double *rs, *cs;    // [m] its row and column scales (equilibrate)
   double *X;          // free rows: A_FF^-1 [A_FC, b_F], column-major nf x (nc + 1)
@@ -94,8 +98,7 @@ TsrLemke *tsr_lemke_create(void) { return calloc(1, sizeof(TsrLemke)); }
 void tsr_lemke_free(TsrLemke **plk) {
   TsrLemke *lk = plk ? *plk : NULL;
   if (!lk) return;
-  free(lk->Binv), free(lk->x), free(lk->a), free(lk->r), free(lk->basis), free(lk->pos), free(lk->cand);
-  free(lk->M), free(lk->q), free(lk->z), free(lk->rs), free(lk->cs), free(lk->X), free(lk->loc);
+  free(lk->tab), free(lk->prob), free(lk->X);
   tsr_chol_free(&lk->chol);
   free(lk);
   *plk = NULL;
@@ -105,19 +108,11 @@ const char *tsr_lemke_note(const TsrLemke *lk) { return lk ? lk->note : "no solv
 int tsr_lemke_reinversions(const TsrLemke *lk) { return lk ? lk->reinversions : 0; }
 
 static int reserve_tableau(TsrLemke *lk, int n) {
-  if (n <= lk->cap_n) return 0;
-  free(lk->Binv), free(lk->x), free(lk->a), free(lk->r), free(lk->basis), free(lk->pos), free(lk->cand);
-  size_t nn = (size_t)n;
-  lk->Binv = malloc(nn * nn * sizeof(double));
-  lk->x = malloc(nn * sizeof(double));
-  lk->a = malloc(nn * sizeof(double));
-  lk->r = malloc(nn * sizeof(double));
-  lk->basis = malloc(nn * sizeof(int));
-  lk->pos = malloc((2 * nn + 1) * sizeof(int));
-  lk->cand = malloc(nn * sizeof(int));
-  int ok = lk->Binv && lk->x && lk->a && lk->r && lk->basis && lk->pos && lk->cand;
-  lk->cap_n = ok ? n : 0;
-  return ok ? 0 : -1;
+  const size_t nn = (size_t)n, nd = nn * nn + 3 * nn, ni = 4 * nn + 1;  // doubles, then ints
+  if (tsr_grow_size(&lk->tab, &lk->cap_tab, nd * sizeof(double) + ni * sizeof(int), 1)) return -1;
+  lk->Binv = lk->tab, lk->x = lk->Binv + nn * nn, lk->a = lk->x + nn, lk->r = lk->a + nn;
+  lk->basis = (int *)(lk->r + nn), lk->pos = lk->basis + nn, lk->cand = lk->pos + 2 * nn + 1;
+  return 0;
 }
 
 // a = B^-1 c_v, c_v the column of variable v in [I, -M, -d], d = 1.
@@ -404,26 +399,11 @@ int tsr_lemke_check(const TsrMlcp *p, char *err, size_t errlen) {
 }
 
 static int reserve_problem(TsrLemke *lk, int m, int nf, int nc) {
-  if (m > lk->cap_m) {
-    free(lk->M), free(lk->q), free(lk->z), free(lk->rs), free(lk->cs), free(lk->loc);
-    size_t mm = (size_t)m;
-    lk->M = malloc(mm * mm * sizeof(double));
-    lk->q = malloc(mm * sizeof(double));
-    lk->z = malloc(mm * sizeof(double));
-    lk->rs = malloc(mm * sizeof(double));
-    lk->cs = malloc(mm * sizeof(double));
-    lk->loc = malloc(mm * sizeof(int));
-    lk->cap_m = lk->M && lk->q && lk->z && lk->rs && lk->cs && lk->loc ? m : 0;
-    if (!lk->cap_m) return -1;
-  }
-  size_t nx = (size_t)nf * (size_t)(nc + 1);
-  if (nx > lk->cap_X) {
-    free(lk->X);
-    lk->X = malloc(nx * sizeof(double));
-    lk->cap_X = lk->X ? nx : 0;
-    if (!lk->X) return -1;
-  }
-  return 0;
+  const size_t mm = (size_t)m, nd = mm * mm + 4 * mm;  // doubles, then m ints
+  if (tsr_grow_size(&lk->prob, &lk->cap_prob, nd * sizeof(double) + mm * sizeof(int), 1)) return -1;
+  lk->M = lk->prob, lk->q = lk->M + mm * mm, lk->z = lk->q + mm, lk->rs = lk->z + mm, lk->cs = lk->rs + mm;
+  lk->loc = (int *)(lk->cs + mm);
+  return tsr_grow_size((void **)&lk->X, &lk->cap_X, (size_t)nf * (size_t)(nc + 1), sizeof *lk->X);
 }
 
 // The LCP of the complementarity rows C once the free rows F are eliminated:
