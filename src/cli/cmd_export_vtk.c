@@ -3,6 +3,7 @@
 //  [--threads N] [--segments N] [--progress S] [--quiet]`: VTK pieces and .pvd collections
 // for ParaView (layout in src/io/vtk.h and postproc/README.md).
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -36,21 +37,6 @@ static const char usage[] =
     "                 line every S seconds (default 60; 0 = none); on a terminal\n"
     "                 one line rewritten in place\n"
     "  --quiet        no progress and no summary line\n";
-
-static int parse_long(const char *opt, const char *s, long min, long max, long *out) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (errno || end == s || *end || v < min || v > max) {
-    if (max >= 1L << 40)  // no bound a user would meet: not worth its 13 digits
-      tsr_cli_error("export-vtk: %s expects an integer >= %ld, got '%s'", opt, min, s);
-    else
-      tsr_cli_error("export-vtk: %s expects an integer in %ld..%ld, got '%s'", opt, min, max, s);
-    return -1;
-  }
-  *out = v;
-  return 0;
-}
 
 static int parse_time(const char *opt, const char *s, double *out) {
   char *end;
@@ -97,15 +83,15 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
       if (!VALUE()) return 2;
       dir = v;
     } else if (!strcmp(a, "--every")) {
-      if (!VALUE() || parse_long(a, v, 1, 1L << 40, &o.every)) return 2;
+      if (!VALUE() || tsr_cli_parse_long("export-vtk", a, v, 1, LONG_MAX, &o.every)) return 2;
     } else if (!strcmp(a, "--from")) {
       if (!VALUE() || parse_time(a, v, &o.t_from)) return 2;
     } else if (!strcmp(a, "--to")) {
       if (!VALUE() || parse_time(a, v, &o.t_to)) return 2;
     } else if (!strcmp(a, "--threads")) {
-      if (!VALUE() || parse_long(a, v, 0, TSR_MAX_THREADS, &threads)) return 2;
+      if (!VALUE() || tsr_cli_parse_long("export-vtk", a, v, 0, TSR_MAX_THREADS, &threads)) return 2;
     } else if (!strcmp(a, "--segments")) {
-      if (!VALUE() || parse_long(a, v, 3, 128, &segments)) return 2;
+      if (!VALUE() || tsr_cli_parse_long("export-vtk", a, v, 3, 128, &segments)) return 2;
     } else if (!strcmp(a, "--progress")) {
       if (!VALUE() || tsr_cli_parse_seconds("export-vtk", a, v, &progress)) return 2;
     } else if (a[0] == '-' && a[1]) {

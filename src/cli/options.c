@@ -3,6 +3,7 @@
 #include "linalg/chol.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -18,12 +19,17 @@ void tsr_cli_apply_threads(int threads) {
   omp_set_num_threads(threads > 0 ? threads : omp_get_num_procs());
 }
 
-static int parse_long(const char *cmd, const char *opt, const char *s, long min, long *out) {
+int tsr_cli_parse_long(const char *cmd, const char *opt, const char *s, long min, long max, long *out) {
   char *end;
   errno = 0;
   long v = strtol(s, &end, 10);
-  if (errno || end == s || *end || v < min) {
+  int too_large = max < LONG_MAX && errno == ERANGE && end != s && !*end && v == LONG_MAX;  // say the bound
+  if (!too_large && (errno || end == s || *end || v < min)) {
     tsr_cli_error("%s: %s expects an integer >= %ld, got '%s'", cmd, opt, min, s);
+    return -1;
+  }
+  if (too_large || v > max) {
+    tsr_cli_error("%s: %s: at most %ld, got %s", cmd, opt, max, s);
     return -1;
   }
   *out = v;
@@ -87,34 +93,20 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
       o->refine = val;
     } else if (!strcmp(a, "--max-bodies")) {
       NEED_VALUE();
-      if (parse_long(cmd, a, val, 1, &o->max_bodies)) goto usage_error;
-      if (o->max_bodies > TSR_MAX_INT) {  // as the model's max_bodies (an int: 4294967297 read as 1)
-        tsr_cli_error("%s: --max-bodies: at most %ld, got %s", cmd, TSR_MAX_INT, val);
-        goto usage_error;
-      }
+      // At most an int, as the model's max_bodies (4294967297 read as 1).
+      if (tsr_cli_parse_long(cmd, a, val, 1, TSR_MAX_INT, &o->max_bodies)) goto usage_error;
     } else if (!strcmp(a, "--threads")) {
       NEED_VALUE();
-      if (parse_long(cmd, a, val, 0, &o->threads)) goto usage_error;
-      if (o->threads > TSR_MAX_THREADS) {
-        tsr_cli_error("%s: --threads: at most %d, got %s", cmd, TSR_MAX_THREADS, val);
-        goto usage_error;
-      }
+      if (tsr_cli_parse_long(cmd, a, val, 0, TSR_MAX_THREADS, &o->threads)) goto usage_error;
     } else if (!strcmp(a, "--steps")) {
       NEED_VALUE();
       // At least 1, as the model's `steps` (0 wrote a run file of no step
       // marked complete); compare says its own "nothing to compare".
-      if (parse_long(cmd, a, val, strcmp(cmd, "compare") ? 1 : 0, &o->steps)) goto usage_error;
-      if (o->steps > TSR_MAX_STEPS) {
-        tsr_cli_error("%s: --steps: at most %ld, got %s", cmd, TSR_MAX_STEPS, val);
-        goto usage_error;
-      }
+      if (tsr_cli_parse_long(cmd, a, val, strcmp(cmd, "compare") ? 1 : 0, TSR_MAX_STEPS, &o->steps)) goto usage_error;
     } else if (!strcmp(a, "--every")) {
       NEED_VALUE();
-      if (parse_long(cmd, a, val, 1, &o->every)) goto usage_error;
-      if (o->every > TSR_MAX_INT) {  // (4294967297 became 1 as an int)
-        tsr_cli_error("%s: --every: at most %ld, got %s", cmd, TSR_MAX_INT, val);
-        goto usage_error;
-      }
+      // (4294967297 became 1 as an int)
+      if (tsr_cli_parse_long(cmd, a, val, 1, TSR_MAX_INT, &o->every)) goto usage_error;
     } else if (!strcmp(a, "--duration")) {
       NEED_VALUE();
       if (tsr_cli_parse_seconds(cmd, a, val, &o->duration)) goto usage_error;

@@ -93,6 +93,11 @@ int tsr_cli_progress_due(const TsrCliProgress *p, long step, long steps);
 // Ends the terminal's line: kept (keep = 1) or wiped.
 void tsr_cli_progress_end(TsrCliProgress *p, int keep);
 
+// An integer in min..max for option opt of command cmd: 0 and *out set, or -1
+// after an error message ("expects an integer >= min", or "at most max" for a
+// larger one, overflow included).
+int tsr_cli_parse_long(const char *cmd, const char *opt, const char *s, long min, long max, long *out);
+
 // A non-negative, finite number of seconds for option opt of command cmd:
 // 0 and *out set, or -1 after an error message.
 int tsr_cli_parse_seconds(const char *cmd, const char *opt, const char *s, double *out);

@@ -136,6 +136,11 @@ joints:
     rc, _, err = run("export-vtk", eq, "--output=" + os.path.join(tmp, "eqvtk"), "--segments=6", "--quiet")
     check(rc == 0 and os.path.exists(os.path.join(tmp, "eqvtk")), "export-vtk --output=DIR --segments=N (%d: %s)"
           % (rc, err.strip()[:100]))
+    # Its integers are read by the parser run's options use: the range named.
+    for seg, said in (("129", "at most 128"), ("2", ">= 3"), ("1e3", ">= 3")):
+        rc, _, err = run("export-vtk", eq, "-o", os.path.join(tmp, "segvtk"), "--segments", seg)
+        check(rc == 2 and said in err and not os.path.exists(os.path.join(tmp, "segvtk")),
+              "export-vtk --segments %s: exit 2, '%s' (%d: %s)" % (seg, said, rc, err.strip()[:100]))
 
     # settings.output.contacts: false keeps the contact rows, whose source
     # then names contacts the file does not hold: the layout check accepts
@@ -323,7 +328,8 @@ joints:
     # More steps than a run may have (TSR_MAX_STEPS, 1e9): refused, however
     # given (the --duration overflow ran 0 steps and said complete).
     huge = os.path.join(tmp, "huge.h5")
-    for args in (["--duration", "1e308"], ["--steps", "1000000001"], ["--set", "settings.duration=1e300"]):
+    for args in (["--duration", "1e308"], ["--steps", "1000000001"], ["--steps", "99999999999999999999"],
+                 ["--set", "settings.duration=1e300"]):
         rc, _, err = run("run", pend, "-o", huge, *args)
         check(rc == 2 and "at most 1000000000" in err and not os.path.exists(huge),
               "%s: exit 2, the bound named, no file (%s)" % (" ".join(args), err.strip().splitlines()[0] if err else ""))
