@@ -340,7 +340,8 @@ int tsr_lemke_lcp(int n, const double *M, const double *q, int max_pivots, doubl
   for (;;) {
     if (*pivots >= max_pivots) {
       extract_z(lk, n, z);
-      snprintf(lk->note, sizeof lk->note, "pivot cap of %d reached with z0 = %.3e still basic (--max-pivots)",
+      snprintf(lk->note, sizeof lk->note,
+               "pivot cap of %d reached with z0 = %.3e still basic (--max-pivots; z0 of the equilibrated problem)",
                max_pivots, lk->x[lk->pos[z0]]);
       return 1;
     }
@@ -352,7 +353,8 @@ int tsr_lemke_lcp(int n, const double *M, const double *q, int max_pivots, doubl
       extract_z(lk, n, z);
       snprintf(lk->note, sizeof lk->note,
                "ray termination after %d pivots: nothing blocks the entering %s_%d, with the artificial z0 = "
-               "%.3e > 0; the LCP may have no solution (certainly none when M is copositive-plus)",
+               "%.3e > 0 (of the equilibrated problem); the LCP may have no solution (certainly none when M is "
+               "copositive-plus)",
                *pivots, enter < n ? "w" : "z", enter < n ? enter : enter - n, lk->x[lk->pos[z0]]);
       return 1;
     }
