@@ -33,23 +33,35 @@ static void test_sliding_energy(void) {
     TsrWorld w;
     tsr_test_world(yaml, NULL, 0, &m, &w);
     TsrVec3 g = m.settings.gravity;
+    double t_stop = sqrt(10.0) / (0.3 * tsr_v3_norm(g));  // |v0| / (mu g)
     double e0 = energy(&w, 1, g), e = e0, worst = -INFINITY;
     long stop = -1;
+    double after = 0.0;  // the largest speed (linear, and angular x the box's half diagonal) once stopped
+    TsrVec3 x_stop = {0, 0, 0};
     while (w.step < m.settings.steps) {
       ENSURE(tsr_world_step(&w) == 0);
       double e1 = energy(&w, 1, g);
       if (e1 - e > worst) worst = e1 - e;
       e = e1;
-      if (stop < 0 && tsr_v3_norm(w.bodies.v[1]) < 1e-4) stop = w.step;
+      if (stop >= 0) after = fmax(after, fmax(tsr_v3_norm(w.bodies.v[1]), 0.27 * tsr_v3_norm(w.bodies.w[1])));
+      if (stop < 0 && tsr_v3_norm(w.bodies.v[1]) < 1e-4) stop = w.step, x_stop = w.bodies.x[1];
     }
     // Round-off of E ~ 10 J plus the SPOOK spring energy of the contacts
     // (eps F^2 / 2 ~ 1e-7 J) changing as the load moves between corners.
     fprintf(stderr,
             "%-10s sliding box: E0 %.6f J, E end %.6f J, largest step-to-step gain %.3e J, stopped at step %ld "
-            "(analytic %.1f)\n",
-            solvers[s], e0, e, worst, stop, sqrt(10.0) / (0.3 * 9.81) * 60);
+            "(analytic %.1f), largest speed after %.3e m/s, at the end %.3e m/s, moved %.3e m\n",
+            solvers[s], e0, e, worst, stop, t_stop / m.settings.step, after, tsr_v3_norm(w.bodies.v[1]),
+            tsr_v3_norm(tsr_v3_sub(w.bodies.x[1], x_stop)));
     ENSURE(worst < 1e-6);
-    ENSURE(stop > 0);
+    // Coulomb's deceleration mu g takes |v0| to 0 within the step holding
+    // t_stop (the step's friction is bounded by mu lambda_n of the last).
+    ENSURE(stop > 0 && fabs((double)stop - t_stop / m.settings.step) <= 1.0);
+    // Then it stays: it may coast through what is left of the stop step
+    // (below 1e-4 m/s x h = 1.7e-6 m) and no further, and comes to rest
+    // (pgs's last sweep leaves ~1e-8 m/s).
+    ENSURE(after < 1e-4 && tsr_v3_norm(tsr_v3_sub(w.bodies.x[1], x_stop)) < 1e-6);
+    ENSURE(tsr_v3_norm(w.bodies.v[1]) < 1e-6);
     tsr_test_world_free(&m, &w);
   }
 }

@@ -12,16 +12,19 @@
 // 167:1, 5000:1 and 10:1, with the rod's axis and the block turned about
 // the vertical (no alignment with the world's axes), the truths checked
 // are:
-//   * the pushed body's lowest point never goes more than 2 cm into the
+//   * the pushed body's lowest point never goes more than 5 mm into the
 //     ground (before: 4.5-32 cm under the 500 and 5,000 kg blocks, 1.1-1.8
-//     cm under the 200 kg one; measured now: 0.89-1.06 cm). It meets the ground at up to the 4.8 m/s
-//     that closes its 8 cm gap in one step, and the contacts' damping
-//     stops the two stacked bodies within about 1 cm (as test_landings
-//     allows 1 cm for a single body landing at 7.3 m/s);
+//     cm under the 200 kg one). It meets the ground at up to the 4.8 m/s
+//     that closes its 8 cm gap in one step; its speculative contact stops
+//     it at the surface, and a violated contact does not close further
+//     (spook.h), so what is left is the block's load on the ground's
+//     compliance and the step in which the two meet: measured 0.02-1.7 mm
+//     (0.9-1.1 cm when this test was written);
 //   * it ends on the ground: its lowest point within 0.1 mm of it (before:
 //     a 1 kg rod was thrown 0.57 m up and away);
 //   * under the block the thin box is not gone through: the block's lowest
-//     corner never more than 1 cm below the box's top (before: 4.5-14 cm, two
+//     corner never more than 5 mm below the box's top (measured 0.1-0.8 mm;
+//     before: 4.5-14 cm, two
 //     boxes face to face with no corner of either over the other's face,
 //     tsr_solid_box_faces), and it ends resting on it within 0.1 mm, both
 //     at rest.
@@ -80,13 +83,13 @@ static void push(int plane, int shape, double mass, double block, double speed) 
           names[shape], mass, block, speed, on, 1e3 * deepest, 1e3 * lo, v);
   if (shape == PLATE) fprintf(stderr, "; block %+.2f mm, rests %+.3f mm", 1e3 * through, 1e3 * (blo - hi));
   fprintf(stderr, "\n");
-  ENSURE_MSG(deepest > -0.02, "%s under %g kg on a %s: %.1f mm into the ground", names[shape], block, on,
+  ENSURE_MSG(deepest > -5e-3, "%s under %g kg on a %s: %.1f mm into the ground", names[shape], block, on,
              -1e3 * deepest);
   ENSURE_MSG(fabs(lo) < 1e-4, "%s under %g kg on a %s: ends %.3f mm from the ground", names[shape], block, on,
              1e3 * lo);
   if (shape == PLATE) {  // a block on a round body rolls it away, and may go on rolling
     ENSURE_MSG(v < 1e-3, "plate under %g kg on a %s: still moving at %.3g m/s", block, on, v);
-    ENSURE_MSG(through > -0.01, "the block went %.1f mm into the plate", -1e3 * through);
+    ENSURE_MSG(through > -5e-3, "the block went %.1f mm into the plate", -1e3 * through);
     ENSURE_MSG(fabs(blo - hi) < 1e-4, "the block ends %.3f mm from the plate's top", 1e3 * (blo - hi));
   }
   tsr_test_world_free(&m, &w);
