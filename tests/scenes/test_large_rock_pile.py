@@ -11,20 +11,22 @@ Physical truths checked:
     each present, and a 1 kg shovel (mass ratio 1000:1);
   * the run completes with a finite state and no body faster than 15 m/s;
   * the motor drives the 1 kg shovel at its 0.5 m/s through the pile (within
-    5 %): the 5e5 N force limit is not reached;
+    1e-3; the motor row holds its speed exactly while its 5e5 N force limit
+    is not reached);
   * the pile is pushed: at least 3 rocks move forward (+x) by 0.3 m or more
     between t = 2.5 s and the end, and the rocks' centre of mass moves
     forward by 5 cm or more (it moves ~19 cm);
   * nothing passes through the 5 cm blade: no rock low enough to meet it ends
     behind it;
   * penetration stays small once the drop is over (after t = 2 s): median
-    of the per-step maximum under 5 mm, 98th percentile under 1.5 cm, max
-    under 8 cm. Not tighter, because boxes get no speculative contacts (only
-    spheres and capsules are swept): a box rock knocked into the blade or
-    another rock at 1-3 m/s sinks h v = 2-5 cm before its contact exists
-    (seen: 3.4 cm in this run, 10 cm in the full scene). A contact that the
-    broad phase misses shows up here too (ODE's hash space skipped an
-    overlapping sphere pair: 13 cm, before t = 2 s in this run).
+    of the per-step maximum under 3 mm, 98th percentile under 1 cm, max
+    under 2 cm (measured 1.2, 3.8 and 6.3 mm, the same with direct-bpp,
+    schur-bpp and schur-pgs-sm). A 1000 kg rock on one corner of the
+    rocks' 1e-7 m/N sinks 1 mm; every shape now gets speculative contacts
+    (boxes too), so a rock knocked into the blade or another at 1-3 m/s is
+    met before it overlaps. When boxes had none it sank h v = 2-5 cm (the
+    bound was 8 cm), and a contact the broad phase missed showed here too
+    (ODE's hash space skipped an overlapping sphere pair: 13 cm).
 
 Usage: TSR_TESSERA=build/tessera TSR_EXAMPLES=examples python3 test_large_rock_pile.py [SOLVER]
 (SOLVER: schur-bpp unless TSR_SOLVER says otherwise; TSR_EXAMPLES defaults to
@@ -68,7 +70,7 @@ vmax = np.linalg.norm(v[:, :, :3], axis=2).max()
 check(vmax < 15.0, "no body faster than 15 m/s (max %.2f m/s)" % vmax)
 check(abs(t[-1] - DURATION) < 1e-6, "ran the whole %.1f s (%.3f s)" % (DURATION, t[-1]))
 travel = x[-1, shovel, 0] - x[0, shovel, 0]
-check(abs(travel - SPEED * t[-1]) < 0.05 * SPEED * t[-1],
+check(abs(travel - SPEED * t[-1]) < 1e-3 * SPEED * t[-1],
       "shovel travels %.3f m in %.1f s (motor %.1f m/s)" % (travel, t[-1], SPEED))
 k2 = int(round(2.0 / (t[1] - t[0])))
 k25 = int(round(2.5 / (t[1] - t[0])))
@@ -81,8 +83,8 @@ check(com1 > com0 + 0.05, "rocks' centre of mass moves forward: x %.3f -> %.3f m
 behind = rocks & (x[-1, :, 0] < x[-1, shovel, 0] - 0.05) & (x[-1, :, 2] < 1.0)
 check(not behind.any(), "no rock behind the blade (%d)" % behind.sum())
 late = pen[k2:]
-check(np.median(late) < 0.005 and np.percentile(late, 98) < 0.015 and late.max() < 0.08,
-      "penetration after t = 2 s: median %.4f < 0.005, 98th percentile %.4f < 0.015, max %.4f < 0.08 m "
+check(np.median(late) < 0.003 and np.percentile(late, 98) < 0.01 and late.max() < 0.02,
+      "penetration after t = 2 s: median %.4f < 0.003, 98th percentile %.4f < 0.01, max %.4f < 0.02 m "
       "(during the drop %.4f m)" % (np.median(late), np.percentile(late, 98), late.max(), pen[:k2].max()))
 print("info: %d steps, %d not converged, max MLCP error %.2e" % (len(conv), int((conv == 0).sum()), err.max()))
 print("%d checks failed" % len(failures))

@@ -5,6 +5,7 @@
 #define TSR_SICONOS_FILES_H
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,18 @@ static inline int siconos_files(const char *shared, const char *folder, char *di
   closedir(d);
   qsort(names, (size_t)n, sizeof *names, siconos_cmp_name);
   return n;
+}
+
+// How far z is from a known solution printed with 6 significant digits (the
+// README's), entry by entry in units of what that printing allows: half a
+// unit of the 6th digit, at most 5e-6 |known_i|, plus 1e-12 of the largest
+// entry for the entries printed as 0 and for round-off. At most 1 matches.
+static inline double siconos_known_error(const double *z, const double *known, int n) {
+  double kmax = 0, worst = 0;
+  for (int i = 0; i < n; i++) kmax = fmax(kmax, fabs(known[i]));
+  for (int i = 0; i < n; i++)
+    worst = fmax(worst, fabs(z[i] - known[i]) / (5e-6 * fabs(known[i]) + 1e-12 * fmax(1.0, kmax)));
+  return worst;
 }
 
 #endif
