@@ -231,6 +231,10 @@ static void test_any_pair(void) {
   }
   fprintf(stderr, "%d random pairs in both orders, largest difference %.1e (rows A, columns B: %s ... %s):\n", checked,
           worst_seen, KIND[0], KIND[KINDS - 1]);
+  // place_b puts every B where its deepest contact is -4..20 mm deep: every
+  // pair has contacts, and a pair skipped for having none would be a pair
+  // not compared.
+  ENSURE_MSG(checked == 2000, "%d of 2000 pairs had no contact", 2000 - checked);
   for (int i = 0; i < KINDS; i++) {
     fprintf(stderr, "  %-8s", KIND[i]);
     for (int j = 0; j < KINDS; j++) fprintf(stderr, " %4d", pairs[i][j]);
@@ -263,6 +267,7 @@ static void test_near_parallel(void) {
   }
   fprintf(stderr, "%d near-parallel pairs of boxes, capsules and cylinders in both orders; largest difference %.1e\n",
           checked, worst_seen);
+  ENSURE_MSG(checked == 800, "%d of 800 pairs had no contact", 800 - checked);
 }
 
 // Rigid motion: 4,000 pairs turned (any rotation) and moved (up to 5 m) as
@@ -310,7 +315,10 @@ static void test_rigid_motion(void) {
                 tsr_q_normalize(tsr_q_mul(R, qb)));
       collide(body_a, body_b, 0, &c[motion]);
     }
-    if (c[0].n == 0 && c[1].n == 0) continue;
+    if (c[0].n == 0 && c[1].n == 0) {
+      ENSURE_MSG(0, "%s trial %d: no contact, in place or moved (B placed %.4f m along dir)", what, trial, t);
+      continue;
+    }
     const int cyl_a = ka == LOG || ka == DISC, cyl_b = kb == LOG || kb == DISC;
     const int boxy_a = ka == BOX || ka == CAPSULE || ka == COMPOUND,
               boxy_b = kb == BOX || kb == CAPSULE || kb == COMPOUND;

@@ -8,8 +8,11 @@
 // drift of linearising over a step, O(h^2 w^2 r) per step (~2e-3 m here at
 // h = 1/60 with |w| up to 3 rad/s), which SPOOK then pulls back. So the truth
 // tested is convergence: the violation at h = 1/240 is below 1e-2 (m or rad)
-// and at least 4x smaller than at h = 1/60 (O(h^2) drift would give 16x; the
-// inconsistent initial velocities add an O(h) transient).
+// and at least first order: 3.5x smaller than at h = 1/60 (order 0.9). O(h^2)
+// drift would give 16x; the inconsistent initial velocities add an O(h)
+// transient, which holds the fixed and prismatic joints at 4.0x (4.03 from
+// 1/60 to 1/240, 4.01 from 1/240 to 1/960: exactly first order, so a bound
+// of 4x passed or failed on the next order's sign).
 #include "sim_helpers.h"
 #include "tsr_test.h"
 
@@ -104,7 +107,7 @@ static double run_joint(const char *name, const char *joint_yaml, double h) {
 static void check_joint(const char *name, const char *joint_yaml) {
   double coarse = run_joint(name, joint_yaml, 1.0 / 60), fine = run_joint(name, joint_yaml, 1.0 / 240);
   ENSURE_MSG(fine < 1e-2, "%s: %.3e", name, fine);
-  ENSURE_MSG(fine < coarse / 4, "%s: %.3e vs %.3e", name, fine, coarse);
+  ENSURE_MSG(fine < coarse / 3.5, "%s: %.3e vs %.3e", name, fine, coarse);
 }
 
 static void test_joint_types(void) {

@@ -6,9 +6,9 @@
 //   T = 4 sqrt(I_p / (m g L)) K(k),  k = sin(theta0 / 2),
 // with K the complete elliptic integral of the first kind (computed by the
 // arithmetic-geometric mean: K = pi / (2 AGM(1, sqrt(1 - k^2)))).
-// Tolerance 0.5% (the issue's); symplectic Euler's period error is O(h^2 w^2)
-// and the SPOOK damping acts only along the constraint, so at h = 1/240 the
-// measured error is far inside it.
+// Symplectic Euler's period error is O(h^2 w^2) and the SPOOK damping acts
+// only along the constraint: at h = 1/240, 0.05%; at the default 1/60 the
+// issue's 0.5% (measured 0.19%).
 #include "sim_helpers.h"
 #include "tsr_test.h"
 
@@ -78,7 +78,10 @@ static void test_period(void) {
     double rel = fabs(Tm - T) / T;
     fprintf(stderr, "theta0 = %.2f rad: exact T = %.6f s, measured %.6f s, error %.3f%%\n", amplitudes[i], T, Tm,
             100 * rel);
-    ENSURE(rel < 0.005);
+    // Geometric stiffness slows swinging by about (h omega)^2 / 2 = 5.6e-5
+    // here (README), the velocity-level step by as much again: 0.05%
+    // (measured 0.007-0.015%).
+    ENSURE(rel < 5e-4);
   }
   // The default step of 1/60 s also stays within 0.5% at a large amplitude.
   double T = exact_period(1.0, L, r, g), Tm = measured_period("direct-bpp", 1.0, 1.0 / 60, 1, 0);
