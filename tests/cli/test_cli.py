@@ -31,6 +31,17 @@ TESSERA = os.environ["TSR_TESSERA"]
 EXAMPLES = os.environ["TSR_EXAMPLES"]
 
 
+def published(proc, path, timeout=60.0):
+    """Wait until the run PROC has put its file at PATH (its setup is over and
+    its first step starts at once), then a little longer, so that a signal
+    sent next finds it inside that step; a fixed sleep found it still in
+    its setup on a loaded machine."""
+    t0 = time.monotonic()
+    while not os.path.exists(path) and proc.poll() is None and time.monotonic() - t0 < timeout:
+        time.sleep(0.02)
+    time.sleep(0.3)
+
+
 def run(*args):
     p = subprocess.run([TESSERA, *args], capture_output=True, text=True, timeout=300)
     return p.returncode, p.stdout, p.stderr
@@ -173,15 +184,14 @@ joints:
           "check notes an unbalanced compound at FILE:LINE:COL, %.3g m off (%s)" % (off, err.strip()[:160]))
 
     # An unwritable --json path is bad input: exit 2 before anything runs.
-    t0 = time.monotonic()
-    rc, _, err = run("compare", pend, "--solvers", "pgs", "--steps", "100000", "--json",
-                     os.path.join(tmp, "no", "such", "dir", "t.json"))
-    check(rc == 2 and "--json" in err and time.monotonic() - t0 < 30,
+    # (Before the runs: no table on stdout, which compare prints after them.)
+    rc, out_j, err = run("compare", pend, "--solvers", "pgs", "--steps", "100000", "--json",
+                         os.path.join(tmp, "no", "such", "dir", "t.json"))
+    check(rc == 2 and "--json" in err and not out_j.strip(),
           "compare --json into a missing folder: exit 2 before the runs (%d: %s)" % (rc, err.strip()[:100]))
     for bad in ("", tmp):  # an empty name or a folder passed that test and failed after the runs (exit 1)
-        t0 = time.monotonic()
-        rc, _, err = run("compare", pend, "--solvers", "pgs", "--steps", "100000", "--json=" + bad)
-        check(rc == 2 and ("not a file name" in err or "not a regular file" in err) and time.monotonic() - t0 < 30,
+        rc, out_j, err = run("compare", pend, "--solvers", "pgs", "--steps", "100000", "--json=" + bad)
+        check(rc == 2 and ("not a file name" in err or "not a regular file" in err) and not out_j.strip(),
               "compare --json=%r: exit 2 before the runs (%d: %s)" % (bad, rc, err.strip()[:100]))
     # /stats/coupling_iterations is k of Algorithm 1, at most k_max, also on
     # steps re-run on a merged partition (the re-run's k was added to it:
@@ -414,7 +424,7 @@ joints:
                              "--solver", "pgs", "--set", "settings.solver.iterations=1000000000",
                              "--set", "settings.solver.tolerance=1e-15", "--set", "bodies.load.mass=5e7"],
                             stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
+    published(proc, slow)
     proc.send_signal(signal.SIGINT)
     t0 = time.monotonic()
     try:
@@ -434,11 +444,12 @@ joints:
     # One signal delivered twice within microseconds (GNU timeout signals the
     # child, then its process group) is one request, not a second Ctrl-C:
     # the run still ends its step and its file.
+    slow = os.path.join(tmp, "slow2.h5")  # a new name: published() waits for it to appear
     proc = subprocess.Popen([TESSERA, "run", os.path.join(EXAMPLES, "hanging_chain.yaml"), "-o", slow, "--quiet",
-                             "--overwrite", "--solver", "pgs", "--set", "settings.solver.iterations=1000000000",
+                             "--solver", "pgs", "--set", "settings.solver.iterations=1000000000",
                              "--set", "settings.solver.tolerance=1e-15", "--set", "bodies.load.mass=5e7"],
                             stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
+    published(proc, slow)
     proc.send_signal(signal.SIGTERM)
     proc.send_signal(signal.SIGTERM)
     try:
