@@ -27,10 +27,7 @@ static int threads_now(void) {
 }
 
 static void test_cholmod_one_thread(void) {
-  if (threads_now() < 0) {
-    printf("skip: no /proc/self/task\n");
-    return;
-  }
+  if (threads_now() < 0) TSR_SKIP("no /proc/self/task to count this process's threads");
   int m = 400;
   Rng r = {7};
   // Banded SPD matrix, half-bandwidth 60: supernodal work for CHOLMOD.
