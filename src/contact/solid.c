@@ -403,9 +403,10 @@ static int at_rim(double t, double len) { return fabs(fabs(t) - 0.5 * len) <= 1e
 // face, and a log exactly as long as the box on it is wide then had
 // contacts only along its axis at both ends; nothing held it under the
 // box's face, and the box came 90 mm into it (test_contact_landing,
-// test_wide_box_on_logs). (capsules: collide.c, clip_to_face; beside the
-// face, along its edge: tsr_solid_cylinder_side.)
-static int side_on_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, TsrVec3 dir, TsrVec3 q[2], double h[2],
+// test_wide_box_on_logs). A line deeper under the face than `touch` and
+// than it is long over it gives none (below). (capsules: collide.c,
+// clip_to_face; beside the face, along its edge: tsr_solid_cylinder_side.)
+static int side_on_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, TsrVec3 dir, double touch, TsrVec3 q[2], double h[2],
                         TsrVec3 *normal) {
   dVector3 side;
   TsrVec3 u[3];
@@ -428,6 +429,20 @@ static int side_on_face(dGeomID g, const TsrVec3 ax[3], dGeomID f, TsrVec3 dir, 
     h[m] = sgn * tsr_v3_dot(tsr_v3_sub(q[m], fc), u[face]) - 0.5 * side[face];
     m++;
   }
+  // A side line deeper under the face than it is long over it does not lie
+  // on that face: the cylinder's end is across the face's edge, and the way
+  // out along its axis, through the face at that edge, is the shorter. The
+  // face is box_face's pick from the direction of g's centre, which off an
+  // edge is nearly a tie: a disc (r 158 mm, 172 mm long) on its cap 28 mm
+  // into a box's top, its centre 70 mm beyond the box's side, had its side
+  // line taken as lying on that side, 27 mm of it over the side and 86 mm
+  // under it; the two contacts, with the side's normal, hid the rim point
+  // under the top, nothing held the disc up, and it went on to 48 mm in a
+  // mixed pile (test_contact_disc_over_edge). A line that only just touches
+  // (within touch) keeps the face's normal, as before: a log's end a few mm
+  // over a box's edge, whose rim point there takes the side for its nearest
+  // face.
+  if (fmax(-h[0], -h[1]) > fmax(touch, hi - lo)) return 0;
   *normal = nf;
   return m;
 }
@@ -482,7 +497,7 @@ int tsr_solid_pair(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fs
   if (own) {
     TsrVec3 q[2], nq;
     double hq[2];
-    int mq = side_on_face(g, ax, f, dir, q, hq, &nq);
+    int mq = side_on_face(g, ax, f, dir, fmax(2.0 * x->m->settings.contact.margin, 0.25 * dedup), q, hq, &nq);
     for (int k = 0; k < mq && m < 10; k++) {
       if (hq[k] > 0.0 && !(hq[k] < point_reach(x, shape, g, ax, fshape, nq, q[k]))) continue;
       touching += hq[k] <= 0.0;

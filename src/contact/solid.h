@@ -78,8 +78,10 @@ double tsr_solid_reach(const TsrSolidCtx *x, int shape, dGeomID g);
 // the rim for a polygon whose points change from step to step, and a
 // cylinder standing on a box floor never came to rest (0.05 m/s after
 // 3 s); with them go the ends of its side line over the face it lies on
-// (a log over a box's edge). ODE's deepest contact whose normal is more
-// than ~30 degrees from each of theirs stays, while the shapes overlap by
+// (a log over a box's edge; not a line deeper under the face than it is
+// long over it, beyond just touching: a disc's end across the face's
+// edge). ODE's deepest contact whose normal is more than ~30 degrees from
+// each of theirs stays, while the shapes overlap by
 // no more than a quarter of dedup (a box's edge across the rim, whose rim
 // point beside the box took the side face's normal). Otherwise a point of
 // g inside f (as grown) is left to ODE's contacts, unless it only just
