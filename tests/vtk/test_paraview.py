@@ -50,7 +50,20 @@ if p.returncode == -6 or p.returncode == 134:
 check(p.returncode == 0, f"render_subsystems.py exit {p.returncode}: {p.stderr[-2000:]}")
 pngs = sorted(f for f in os.listdir(frames) if f.endswith(".png")) if os.path.isdir(frames) else []
 check(len(pngs) == 3, f"3 PNG frames (11 time steps, every 5): {pngs}")
+try:
+    from PIL import Image  # Debian's python3-pil; without it only the header is checked
+except ImportError:
+    Image = None
+    print("note: no PIL (python3-pil): the frames' pixels are not checked", file=sys.stderr)
 for f in pngs:
     with open(os.path.join(frames, f), "rb") as fh:
         check(fh.read(8) == b"\x89PNG\r\n\x1a\n", f"{f} is a PNG")
+    if Image is not None:
+        # Something was drawn: a blank frame is one colour. The chain and its
+        # load cover more than 1% of a 320 x 240 frame in any view that fits them.
+        with Image.open(os.path.join(frames, f)) as im:
+            px = list(im.convert("RGB").getdata())
+        background = max(set(px[:: 97]), key=px[:: 97].count)
+        drawn = sum(1 for c in px if c != background) / len(px)
+        check(drawn > 0.01, f"{f}: {100 * drawn:.1f}% of its pixels differ from the background {background}")
 finish("paraview_render")
