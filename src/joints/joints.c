@@ -43,10 +43,9 @@ int tsr_joints_init(TsrJoints *js, const TsrModel *m, const TsrBodies *b) {
     f->t2_a = tsr_q_rotate_inv(s0.q, t2);
     TsrVec3 axis_b = d->type == TSR_JOINT_UNIVERSAL ? tsr_v3_normalize(d->axis[1]) : axis;
     f->axis_b = tsr_q_rotate_inv(s1.q, axis_b);
-    if (d->type == TSR_JOINT_DISTANCE) {
-      double l0 = tsr_v3_norm(tsr_v3_sub(d->anchor, d->anchor_b));
-      f->length = d->length > 0 ? d->length : l0;  // the loader fills the default; be safe
-    }
+    // The loader gives the default (the anchors' distance); a length the
+    // model sets, 0 included, is kept.
+    if (d->type == TSR_JOINT_DISTANCE) f->length = d->length;
   }
   return 0;
 }
