@@ -75,6 +75,11 @@ static int write_pvds(TsrVtkWriter *w) {
 TsrVtkWriter *tsr_vtk_writer_open(const char *dir, const TsrModel *m, char *err, int errlen) {
   if (err && errlen > 0) err[0] = '\0';
   char msg[512];
+  if (!*dir) {
+    // "" + "/NAME.pvd" would be the file system's root.
+    if (err) snprintf(err, (size_t)errlen, "'' is empty, not a folder name");
+    return NULL;
+  }
   if (tsr_vtk_make_dir(dir, msg, sizeof msg)) {
     if (err) snprintf(err, (size_t)errlen, "%s", msg);
     return NULL;

@@ -754,6 +754,24 @@ with tempfile.TemporaryDirectory() as tmp:
           and not [f for f in os.listdir(tmp) if ".tessera-" in f],
           "run --overwrite with a bad --vtk: exit 2, the old run file kept, no staging file (%d: %s)"
           % (rc, err.strip()[:100]))
+    # An empty --vtk names no folder: refused like an empty -o (it wrote the
+    # series into the file system's root, /p.pvd and /p/, where it could).
+    # The model is renamed so that a regression cannot touch a real series.
+    empty_name = "tsr_empty_vtk_%d" % os.getpid()
+    with open(os.path.join(tmp, "e.yaml"), "w") as fh:
+        fh.write(text.replace("name: pendulum", "name: " + empty_name))
+    rc, _, err = run("run", os.path.join(tmp, "e.yaml"), "-o", os.path.join(tmp, "e.h5"), "--steps", "2", "--vtk", "")
+    leaked = [f for f in os.listdir("/") if f.startswith(empty_name)]
+    for f in leaked:
+        if os.path.isdir("/" + f):
+            shutil.rmtree("/" + f, ignore_errors=True)
+        else:
+            os.remove("/" + f)
+    check(rc == 2 and "--vtk" in err and "empty" in err and not leaked
+          and not os.path.exists(os.path.join(tmp, "e.h5")),
+          "run --vtk '': exit 2, said, no run file and no series in / (%d: %s; %s)" % (rc, err.strip()[:100], leaked))
+    rc, _, err = run("export-vtk", h5, "-o", "")
+    check(rc == 2 and "-o" in err, "export-vtk -o '': exit 2 (%d: %s)" % (rc, err.strip()[:100]))
     # A file size limit (ulimit -f): the write fails with EFBIG, said, exit 1,
     # and the file stays readable as its last flush left it, complete = 0
     # (SIGXFSZ killed the process without a word; closing after the refused
