@@ -8,10 +8,17 @@
 
 double tsr_joint_hinge_angle(const TsrJointCtx *c) {
   // Relative rotation since the initial configuration, in body 0's frame:
-  // Q = conj(q0) q1 conj(rel0) is a rotation about axis_a by the hinge angle.
+  // Q = conj(q0) q1 conj(rel0) is a rotation about axis_a by the hinge angle,
+  // known from the pose up to whole turns. The nearest to the angle the
+  // previous step ended with (f->angle) is the one the hinge turned to: no
+  // hinge turns half a turn in a step. Without that, a hinge driven past
+  // 2 pi read an angle 4 pi lower, and a limit beyond it (limits [-1, 7])
+  // pushed it on with every turn (a wheel driven at 2 rad/s spun up to
+  // 200 rad/s).
   TsrQuat Q = tsr_q_mul(tsr_q_mul(tsr_q_conj(c->s[0].q), c->s[1].q), tsr_q_conj(c->f->rel0));
   double s = Q.x * c->f->axis_a.x + Q.y * c->f->axis_a.y + Q.z * c->f->axis_a.z;
-  return 2.0 * atan2(s, Q.w);
+  double a = 2.0 * atan2(s, Q.w);
+  return a + 2.0 * M_PI * round((c->f->angle - a) / (2.0 * M_PI));
 }
 
 void tsr_joint_hinge(TsrJointCtx *c) {

@@ -243,6 +243,15 @@ void tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodi
   }
 }
 
+void tsr_joints_track(TsrJoints *js, const TsrModel *m, const TsrBodies *b) {
+  for (int j = 0; j < js->n; j++) {
+    if (js->frames[j].type != TSR_JOINT_HINGE) continue;
+    TsrJointCtx c;
+    make_ctx(&c, js, m, b, j, 1.0, NULL);
+    js->frames[j].angle = tsr_joint_hinge_angle(&c);
+  }
+}
+
 double tsr_joints_max_error(const TsrJoints *js, const TsrModel *m, const TsrBodies *b) {
   double worst = 0.0;
   for (int j = 0; j < js->n; j++) {

@@ -22,6 +22,7 @@ typedef struct {
   TsrVec3 axis_b;      // hinge axis, universal a2: body 1 frame
   TsrQuat rel0;        // initial relative orientation conj(q0) q1
   double length;       // distance joint
+  double angle;        // hinge: its angle since the start, turns included (tsr_joints_track)
 } TsrJointFrame;
 
 typedef struct {
@@ -49,6 +50,11 @@ int tsr_joint_rows_rank(const TsrRow *rows, const int *pick, int k, int lo, int 
 
 // Appends every joint's rows, in model order (OUTPUT.md row order).
 void tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodies *b, double h, TsrRowSet *rows);
+
+// Follows each hinge's angle through whole turns, after the bodies moved: a
+// pose gives the angle only up to turns, and a limit beyond half a turn
+// needs them (see hinge.c).
+void tsr_joints_track(TsrJoints *js, const TsrModel *m, const TsrBodies *b);
 
 // Largest position-level violation of a joint's translational constraints
 // over all joints, m (/stats/joint_error).

@@ -112,8 +112,56 @@ static void test_hinge_thrown_at_limit(void) {
   }
 }
 
+// A wheel on a hinge, driven by its motor towards a limit more than a turn
+// away, turns at the motor's speed until it reaches the limit and stops
+// there. A pose gives the hinge angle only up to whole turns: past 2 pi the
+// wheel read -2 pi, below its lower limit -1, and the limit row drove it on
+// (2 rad/s became 200 rad/s); with [-20, 1] it read the angle back within a
+// turn and never reached -20. The test counts the turns itself, from the
+// change of the wheel's orientation in each step.
+static void wheel_to_limit(double speed, double lo, double hi, const char *solver) {
+  char yaml[2048];
+  snprintf(yaml, sizeof yaml,
+           "format: tessera-model/1\n"
+           "name: winch\n"
+           "settings: {step: 0.016666666666666666, duration: 7.0, gravity: [0, 0, 0], solver: {type: %s}}\n"
+           "bodies:\n"
+           "  - {name: drum, mass: 2, shape: {type: cylinder, radius: 0.3, length: 0.2}, position: [0, 0, 0]}\n"
+           "joints:\n"
+           "  - {name: h, type: hinge, bodies: [world, drum], anchor: [0, 0, 0], axis: [0, 0, 1],\n"
+           "     limits: [%g, %g], motor: {speed: %g, max_torque: 100}}\n",
+           solver, lo, hi, speed);
+  TsrModel m;
+  TsrWorld w;
+  tsr_test_world(yaml, NULL, 0, &m, &w);
+  const double goal = speed > 0 ? hi : lo;
+  double angle = 0, fastest = 0;
+  while (w.step < m.settings.steps) {
+    TsrQuat q0 = w.bodies.q[0];
+    ENSURE(tsr_world_step(&w) == 0);
+    TsrQuat dq = tsr_q_mul(w.bodies.q[0], tsr_q_conj(q0));  // this step's turn, about z
+    angle += 2.0 * atan2(dq.z, dq.w);
+    fastest = fmax(fastest, fabs(w.bodies.w[0].z));
+  }
+  fprintf(stderr, "%s drum at %g rad/s towards %g: ends at %.9f rad, %.2e rad/s; fastest %.6f rad/s\n", solver, speed,
+          goal, angle, w.bodies.w[0].z, fastest);
+  ENSURE(fastest <= fabs(speed) + 1e-6);
+  ENSURE_NEAR(angle, goal, 1e-6);
+  ENSURE(fabs(w.bodies.w[0].z) < 1e-6);
+  tsr_test_world_free(&m, &w);
+}
+
+static void test_hinge_limit_turns_away(void) {
+  const char *solvers[] = {"direct-bpp", "pgs"};
+  for (int s = 0; s < 2; s++) {
+    wheel_to_limit(2.0, -1.0, 9.0, solvers[s]);
+    wheel_to_limit(-5.0, -20.0, 1.0, solvers[s]);
+  }
+}
+
 int main(void) {
   RUN_TEST(test_inclined_slider);
   RUN_TEST(test_hinge_thrown_at_limit);
+  RUN_TEST(test_hinge_limit_turns_away);
   return TSR_TEST_RESULT();
 }
