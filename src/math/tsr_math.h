@@ -126,9 +126,22 @@ static inline double tsr_m3_det(TsrMat3 a) {
          a.m[0][2] * (a.m[1][0] * a.m[2][1] - a.m[1][1] * a.m[2][0]);
 }
 // Inverse of a non-singular matrix; returns a zero matrix when singular.
+// Of a / s, s the power of 2 at its largest entry, then divided by s (exact:
+// the same bits as without, where both are finite): the determinant of a
+// itself, the cube of its scale, underflows for moments of inertia below
+// ~1e-103 (an inverse of inf, or of 0: a tiny body that could not turn) and
+// overflows above ~1e103. A zero or non-finite matrix gives zero, as a
+// singular one does.
 static inline TsrMat3 tsr_m3_inverse(TsrMat3 a) {
-  double d = tsr_m3_det(a);
   TsrMat3 r = tsr_m3_zero();
+  double s = 0.0;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) s = fmax(s, fabs(a.m[i][j]));
+  if (!(s > 0.0) || !isfinite(s)) return r;
+  s = ldexp(1.0, ilogb(s));
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) a.m[i][j] /= s;
+  double d = tsr_m3_det(a);
   if (d == 0.0 || !isfinite(d)) return r;
   double id = 1.0 / d;
   r.m[0][0] = (a.m[1][1] * a.m[2][2] - a.m[1][2] * a.m[2][1]) * id;
@@ -140,6 +153,8 @@ static inline TsrMat3 tsr_m3_inverse(TsrMat3 a) {
   r.m[2][0] = (a.m[1][0] * a.m[2][1] - a.m[1][1] * a.m[2][0]) * id;
   r.m[2][1] = (a.m[0][1] * a.m[2][0] - a.m[0][0] * a.m[2][1]) * id;
   r.m[2][2] = (a.m[0][0] * a.m[1][1] - a.m[0][1] * a.m[1][0]) * id;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) r.m[i][j] /= s;
   return r;
 }
 // R A R^T: a body-frame tensor expressed in the world frame.

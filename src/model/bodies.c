@@ -89,13 +89,20 @@ static int read_inertia(TsrLoadCtx *c, const TsrYNode *n, TsrMat3 *out) {
                           I.m[r][k], k, r, I.m[k][r]);
           return 0;
         }
-    // Sylvester's criterion: leading minors positive.
-    double m1 = I.m[0][0], m2 = I.m[0][0] * I.m[1][1] - I.m[0][1] * I.m[1][0], m3 = tsr_m3_det(I);
+    // Sylvester's criterion: leading minors positive. Both tests are of the
+    // tensor over the power of 2 at its scale (exact), whose minors neither
+    // underflow nor overflow: a tensor of 1e-110 kg m^2 has a determinant
+    // of 1e-330, 0 in doubles.
+    TsrMat3 U = I;
+    if (scale > 0 && isfinite(scale))
+      for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++) U.m[r][k] = ldexp(I.m[r][k], -ilogb(scale));
+    double m1 = U.m[0][0], m2 = U.m[0][0] * U.m[1][1] - U.m[0][1] * U.m[1][0], m3 = tsr_m3_det(U);
     if (!(m1 > 0 && m2 > 0 && m3 > 0)) {
       tsr_model_error(c, n, "inertia: the 3x3 tensor must be positive definite");
       return 0;
     }
-    if (!inertia_physical(I)) {
+    if (!inertia_physical(U)) {
       tsr_model_error(c, n,
                       "inertia: the 3x3 tensor is no body's: each principal moment must be at most the sum of the "
                       "other two");

@@ -40,7 +40,37 @@ static void test_angular_momentum(void) {
   tsr_test_world_free(&m, &w);
 }
 
+// The inverse inertia is the inverse of the inertia at any scale the loader
+// accepts: a body of moments 1e-120 kg m^2 had none (its determinant, 1e-360,
+// is 0 in doubles: the body could not turn), one of 1e-105 an infinite one,
+// and one of 1e110 none (1e330 is inf).
+static void test_inverse_inertia_scales(void) {
+  const double scales[] = {1e-120, 1e-105, 1e-20, 1.0, 1e20, 1e110};
+  for (int k = 0; k < 6; k++) {
+    char yaml[1024];
+    const double c = scales[k];
+    snprintf(yaml, sizeof yaml,
+             "format: tessera-model/1\n"
+             "name: scaled\n"
+             "bodies:\n"
+             "  - {name: brick, mass: 5.0, shape: {type: box, size: [0.1, 0.3, 0.6]},\n"
+             "     inertia: [[%.17g, %.17g, 0], [%.17g, %.17g, %.17g], [0, %.17g, %.17g]]}\n",
+             2 * c, 0.5 * c, 0.5 * c, 3 * c, 0.25 * c, 0.25 * c, 4 * c);
+    TsrModel m;
+    TsrWorld w;
+    tsr_test_world(yaml, NULL, 0, &m, &w);
+    const TsrMat3 P = tsr_m3_mul(m.bodies[0].inertia, w.bodies.inv_inertia_body[0]);
+    double worst = 0;
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++) worst = fmax(worst, fabs(P.m[i][j] - (i == j)));
+    fprintf(stderr, "inertia x %g: |I I^-1 - 1| = %.2e\n", c, worst);
+    ENSURE(worst < 1e-14);
+    tsr_test_world_free(&m, &w);
+  }
+}
+
 int main(void) {
   RUN_TEST(test_angular_momentum);
+  RUN_TEST(test_inverse_inertia_scales);
   return TSR_TEST_RESULT();
 }
