@@ -6,9 +6,11 @@
 #include "io/run_file.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <hdf5.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "synth.h"
@@ -416,11 +418,17 @@ static void test_bad_inputs(void) {
 }
 
 int main(void) {
-  const char *dir = getenv("TSR_TEST_TMP") ? getenv("TSR_TEST_TMP") : ".";
+  const char *tmp = getenv("TSR_TEST_TMP") ? getenv("TSR_TEST_TMP") : ".";
   pid_t pid = getpid();
-  snprintf(path_a, sizeof path_a, "%s/test_run_file_a_%d.h5", dir, (int)pid);
-  snprintf(path_b, sizeof path_b, "%s/test_run_file_b_%d.h5", dir, (int)pid);
-  snprintf(path_c, sizeof path_c, "%s/test_run_file_c_%d.h5", dir, (int)pid);
+  // A folder of its own: the other io tests run tessera in TSR_TEST_TMP at
+  // the same time, and their staging files are not this test's leftovers
+  // (test_overwrite_replaces counted one once under parallel tests).
+  char dir[400];  // (the paths below have 512)
+  snprintf(dir, sizeof dir, "%s/test_run_file_%d.d", tmp, (int)pid);
+  ENSURE_MSG(mkdir(dir, 0777) == 0 || errno == EEXIST, "cannot make %s: %s", dir, strerror(errno));
+  snprintf(path_a, sizeof path_a, "%s/a.h5", dir);
+  snprintf(path_b, sizeof path_b, "%s/b.h5", dir);
+  snprintf(path_c, sizeof path_c, "%s/c.h5", dir);
   unlink(path_a), unlink(path_b), unlink(path_c);
   RUN_TEST(test_round_trip);
   RUN_TEST(test_incomplete);
@@ -428,6 +436,6 @@ int main(void) {
   RUN_TEST(test_overwrite_replaces);
   RUN_TEST(test_summary);
   RUN_TEST(test_bad_inputs);
-  if (!tsr_test_failures) unlink(path_a), unlink(path_b);
+  if (!tsr_test_failures) unlink(path_a), unlink(path_b), unlink(path_c), rmdir(dir);
   return TSR_TEST_RESULT();
 }
