@@ -541,7 +541,11 @@ int tsr_cmd_compare(int argc, char **argv) {
     if (cond) {
       printf("\nmean cond(S_Gamma) over coupling iterations:\n");
       for (int k = 0; k < ns; k++)
-        if (rows[k].substructured) printf("%-13s  %10.3e\n", rows[k].name, rows[k].cond_mean);
+        if (rows[k].substructured && !isnan(rows[k].cond_mean))
+          printf("%-13s  %10.3e\n", rows[k].name, rows[k].cond_mean);
+        else if (rows[k].substructured)  // (it printed nan)
+          printf("%-13s  %10s  (%s)\n", rows[k].name, "-",
+                 strcmp(rows[k].name, "fbic") ? "no interface rows" : "fbic forms no S_Gamma");
     }
   }
   if (tsr_stop_requested() && status != 2) {

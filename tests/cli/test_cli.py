@@ -588,6 +588,10 @@ joints:
     c = sb.get("cond_mean")
     check(c is not None and c >= 1.0 and math.isfinite(c), "--cond: cond(S_Gamma) >= 1 (%s)" % c)
     check(db.get("cond_mean") is None and sb.get("fallbacks") == 0, "no cond for direct-bpp, no fallback")
+    # No S_Gamma to measure (no interface rows; fbic forms none): said, not "nan".
+    rc, out_c, err = run("compare", pend, "--solvers", "schur-bpp,fbic", "--steps", "3", "--quiet", "--cond")
+    check(rc == 0 and "no interface rows" in out_c and "fbic forms no S_Gamma" in out_c and "nan" not in out_c,
+          "--cond without an S_Gamma says why (%d: %s)" % (rc, out_c.strip()[-160:]))
     # A parallel phase lasts at least as long as its longest task, which is
     # timed inside it; a step converged in one coupling iteration never merges.
     ph = sb.get("phase_ms", {})
