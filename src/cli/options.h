@@ -66,6 +66,11 @@ int tsr_cli_warn_redundant(const TsrModel *m);
 // use) by more than 1% of its size.
 void tsr_cli_warn_centroids(const TsrModel *m);
 
+// Warns (FILE:LINE:COL: warning: ...) about each moving body whose inertia is
+// more than a million times smaller or larger than its solid shapes' of its
+// mass (a unit slip). Returns how many it named.
+int tsr_cli_warn_inertia(const TsrModel *m);
+
 // After a step of w (a world of model m): its one-time warning, if the step
 // wrote one (world.c check_coupling), on stderr as "PATH: warning: step N:
 // ...". And what a failed step (tsr_world_step's status) calls its cause:

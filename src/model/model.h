@@ -278,6 +278,11 @@ int tsr_model_find_body(const TsrModel *m, const char *name);
 // without shapes of volume (planes, none).
 int tsr_model_body_centroid(const TsrModel *m, int b, TsrVec3 *centroid, double *size);
 
+// The inertia body b would have by default: its solid shapes holding its
+// mass, split by volume, about its origin (MODEL.md). Returns 0, or -1 for a
+// body without mass or with no shapes or a plane.
+int tsr_model_body_shapes_inertia(const TsrModel *m, int b, TsrMat3 *out);
+
 const char *tsr_solver_type_name(TsrSolverType t);
 const char *tsr_partition_method_name(TsrPartitionMethod m);
 const char *tsr_partition_refine_name(TsrPartitionRefine r);

@@ -197,6 +197,15 @@ int tsr_model_shapes(TsrLoadCtx *c, const TsrYNode *shape, int body, TsrModel *m
   return ok;
 }
 
+int tsr_model_body_shapes_inertia(const TsrModel *m, int b, TsrMat3 *out) {
+  const TsrBodyDef *bd = &m->bodies[b];
+  for (int k = bd->first_shape; k < bd->first_shape + bd->shape_count; k++)
+    if (m->shapes[k].type == TSR_SHAPE_PLANE) return -1;
+  if (bd->shape_count == 0 || !(bd->mass > 0.0)) return -1;
+  *out = tsr_model_shapes_inertia(&m->shapes[bd->first_shape], bd->shape_count, bd->mass);
+  return 0;
+}
+
 int tsr_model_body_centroid(const TsrModel *m, int b, TsrVec3 *centroid, double *size) {
   const TsrBodyDef *bd = &m->bodies[b];
   double v = 0.0, reach = 0.0;

@@ -182,6 +182,21 @@ joints:
     m = re.search(r":4:5: note: body 'lolly': its shapes' centroid is ([0-9.]+) m from the body origin", err)
     check(rc == 0 and m and abs(float(m.group(1)) - off) < 0.0005 * off + 1e-3,
           "check notes an unbalanced compound at FILE:LINE:COL, %.3g m off (%s)" % (off, err.strip()[:160]))
+    # An inertia a million times off its solid shape's (a unit slip) is
+    # warned of, by check and run, at the body; the box's own, 1/6 kg m^2 per
+    # axis for 1 kg and 1 m, times 1e-90 and times 1e-3, and 1e7 times.
+    for scale, warned in ((1e-90, True), (1e-3, False), (1e7, True)):
+        inert = os.path.join(tmp, "inert.yaml")
+        with open(inert, "w") as fh:
+            fh.write("format: tessera-model/1\nname: i\nsettings: {duration: 0.05}\nbodies:\n"
+                     "  - {name: b, mass: 1, inertia: [%r, %r, %r], shape: {type: box, size: [1, 1, 1]}}\n"
+                     % ((scale / 6,) * 3))
+        for cmd in (("check", inert), ("run", inert, "-o", os.path.join(tmp, "inert.h5"), "--overwrite", "--quiet")):
+            rc, _, err = run(*cmd)
+            m = re.search(r":5:5: warning: body 'b': its inertia is ([0-9.e+-]+) times its solid shapes'", err)
+            ok = rc == 0 and (m is not None) == warned and (not m or abs(float(m.group(1)) / scale - 1) < 1e-3)
+            check(ok, "%s, inertia %g of the solid box's: %s (%d: %s)"
+                  % (cmd[0], scale, "warned" if warned else "not warned", rc, err.strip()[:160]))
 
     # An unwritable --json path is bad input: exit 2 before anything runs.
     # (Before the runs: no table on stdout, which compare prints after them.)
