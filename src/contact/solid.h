@@ -103,7 +103,8 @@ int tsr_solid_pair(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fs
 // speculative contact at g's closest point, with the normal of the two
 // closest points, when g's point can reach f in this step. A box landing
 // edge-first across the edge of another went 2.5 cm into it at 7 m/s.
-// Returns the new count, as tsr_solid_pair.
+// With max already taken, in place of the shallowest contact when deeper
+// than it. Returns the new count, as tsr_solid_pair.
 int tsr_solid_box_edges(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, dContactGeom *buf, int n,
                         int max, double dedup);
 
@@ -149,8 +150,9 @@ int tsr_solid_box_on_capsule(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID
 // step. When g lies along f (its axis within ~11 degrees of parallel to
 // f's face toward it), the two ends of the part of its axis within f's
 // extent along that face (over the face, or beside it along an edge) give
-// one each instead, where they are not at its rims. Returns the new count,
-// as tsr_solid_pair.
+// one each instead, where they are not at its rims. With max already
+// taken, a point goes in place of the shallowest contact when deeper than
+// it (solid.c, speculative_slot). Returns the new count, as tsr_solid_pair.
 int tsr_solid_cylinder_side(const TsrSolidCtx *x, dGeomID g, int shape, dGeomID f, int fshape, int g_first,
                             dContactGeom *buf, int n, int max, double dedup);
 
