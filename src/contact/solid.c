@@ -1074,9 +1074,9 @@ static int parallel_cylinders(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b
 
 // A cap face of g (cap 0: at -len/2) against f's side, f's axis within ~11
 // degrees of the face's plane and in front of it (a log driven end-first
-// into another's side): the part of f's axis over the face (projected on
-// its plane, within the rim and f's length) ends at two points of f's
-// side line facing the face, p[0..1], each at signed gap gap[] from the
+// into another's side): the part of f's side line facing the face that
+// lies over it (projected on its plane, within the rim and f's length)
+// ends at two points, p[0..1], each at signed gap gap[] from the
 // face's plane (< 0: inside g). The normal is the face's (from f toward g:
 // nrm). rim_toward_axis finds no point here: with f's axis level with the
 // rim's centre every rim point is as near it, and a log pushed at 5 m/s
@@ -1087,10 +1087,17 @@ static int face_on_side(const CylSide *c, int cap, TsrVec3 p[2], double gap[2], 
   const TsrVec3 cr = tsr_v3_madd(c->cg, ng, 0.5 * c->lg), af = c->af;
   const double sa = tsr_v3_dot(af, ng);
   if (fabs(sa) > TSR_ALONG_SIN) return 0;
-  // f's axis projected on the face's plane: u0 + t u1; the chord where it
-  // is within the rim, |u0 + t u1| <= rg, and within f's length
-  const TsrVec3 d0 = tsr_v3_sub(c->cf, cr);
-  const TsrVec3 u0 = tsr_v3_madd(d0, ng, -tsr_v3_dot(d0, ng)), u1 = tsr_v3_madd(af, ng, -sa);
+  TsrVec3 m = tsr_v3_madd(ng, af, -sa);  // across f's axis, toward f from the face
+  m = tsr_v3_scale(m, 1.0 / tsr_v3_norm(m));
+  // f's side line facing the face, projected on the face's plane: u0 + t
+  // u1; the chord where it is within the rim, |u0 + t u1| <= rg, and within
+  // f's length. Not f's axis: off the face's plane by up to TSR_ALONG_SIN,
+  // the side line lies up to rf TSR_ALONG_SIN beside the axis there, and a
+  // log across the end of an upright one, its axis over the end's rim for
+  // 8 mm, took the upright one's side line there, 12 mm outside the log's
+  // side, for one 173 mm behind its face (the two were 2.8 mm apart).
+  const TsrVec3 d0 = tsr_v3_sub(c->cf, cr), l0 = tsr_v3_madd(d0, m, -c->rf);
+  const TsrVec3 u0 = tsr_v3_madd(l0, ng, -tsr_v3_dot(l0, ng)), u1 = tsr_v3_madd(af, ng, -sa);
   const double qa = tsr_v3_dot(u1, u1), qb = 2.0 * tsr_v3_dot(u0, u1), qc = tsr_v3_dot(u0, u0) - c->rg * c->rg;
   const double disc = qb * qb - 4.0 * qa * qc;
   if (!(qa > 0.0) || !(disc > 0.0)) return 0;
@@ -1099,8 +1106,6 @@ static int face_on_side(const CylSide *c, int cap, TsrVec3 p[2], double gap[2], 
   if (!(t1 > t0)) return 0;
   // f's axis in front of the face (f more than half into g: not this case)
   if (!(tsr_v3_dot(tsr_v3_madd(d0, af, 0.5 * (t0 + t1)), ng) > 0.0)) return 0;
-  TsrVec3 m = tsr_v3_madd(ng, af, -sa);  // across f's axis, toward f from the face
-  m = tsr_v3_scale(m, 1.0 / tsr_v3_norm(m));
   for (int k = 0; k < 2; k++) {
     p[k] = tsr_v3_madd(tsr_v3_madd(c->cf, af, k ? t1 : t0), m, -c->rf);
     gap[k] = tsr_v3_dot(tsr_v3_sub(p[k], cr), ng);
