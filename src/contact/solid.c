@@ -1369,7 +1369,8 @@ static double deepest_sample(dGeomID g, dGeomID f, TsrVec3 *q, TsrVec3 *nrm) {
     const double sd = solid_distance(f, p[k], hint, &nk);
     if (-(sd - rg) > best) best = -(sd - rg), *q = tsr_v3_madd(p[k], nk, -rg), *nrm = nk, kb = k;
   }
-  if (cls == dCylinderClass && dGeomGetClass(f) == dBoxClass && (kb / 16 == 0 || kb / 16 == 4))  // on a rim
+  // On a rim: stations 0 and 4 of the side's five, at -len/2 and len/2.
+  if (cls == dCylinderClass && dGeomGetClass(f) == dBoxClass && (kb / 16 == 0 || kb / 16 == 4))
     best = rim_in_box(g, f, kb / 16 ? 0.5 : -0.5, (kb % 16) * M_PI / 8, best, q, nrm);
   return best;
 }
