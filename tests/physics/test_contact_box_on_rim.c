@@ -14,6 +14,7 @@
 
 #include "tsr_test.h"
 #include "sim_helpers.h"
+#include "shape_overlap.h"
 
 #include "contact/contact.h"
 
@@ -34,44 +35,11 @@ static const char *const model =
     "     orientation: [-0.17140475997627774, 0.7881218864486843, 0.020500569308714668, 0.5908164071994452],\n"
     "     velocity: [0, 0, -4.905]}\n";
 
-// Signed distance from p to the cylinder (radius r, half length h) at (x, q).
-static double cylinder_sd(TsrVec3 x, TsrQuat q, double r, double h, TsrVec3 p) {
-  TsrVec3 y = tsr_q_rotate_inv(q, tsr_v3_sub(p, x));
-  double dr = hypot(y.x, y.y) - r, dz = fabs(y.z) - h;
-  if (dr <= 0.0 && dz <= 0.0) return fmax(dr, dz);
-  return hypot(fmax(dr, 0.0), fmax(dz, 0.0));
-}
-
-// Signed distance from p to the box of half sizes hs at (x, q).
-static double box_sd(TsrVec3 x, TsrQuat q, TsrVec3 hs, TsrVec3 p) {
-  TsrVec3 y = tsr_q_rotate_inv(q, tsr_v3_sub(p, x));
-  double e[3] = {fabs(y.x) - hs.x, fabs(y.y) - hs.y, fabs(y.z) - hs.z};
-  if (e[0] <= 0 && e[1] <= 0 && e[2] <= 0) return fmax(e[0], fmax(e[1], e[2]));
-  return sqrt(pow(fmax(e[0], 0), 2) + pow(fmax(e[1], 0), 2) + pow(fmax(e[2], 0), 2));
-}
-
-// The overlap of the two: the deepest sample of either surface inside the
-// other (the box's faces on a 41 x 41 grid, the cylinder's side every 2.5
-// degrees at 141 stations and its ends on rings).
+// The overlap of the two (shape_overlap.h; the cylinder's side at 141
+// stations).
 static double overlap(const TsrWorld *w) {
-  const TsrVec3 xc = w->bodies.x[1], xb = w->bodies.x[2], hs = tsr_v3(0.057, 0.081, 0.0525);
-  const TsrQuat qc = w->bodies.q[1], qb = w->bodies.q[2];
-  double best = -INFINITY;
-  for (int i = 0; i <= 40; i++)
-    for (int j = 0; j <= 40; j++)
-      for (int k = 0; k <= 40; k++) {
-        if (i % 40 && j % 40 && k % 40) continue;
-        TsrVec3 l = tsr_v3((i / 20.0 - 1) * hs.x, (j / 20.0 - 1) * hs.y, (k / 20.0 - 1) * hs.z);
-        best = fmax(best, -cylinder_sd(xc, qc, 0.108, 0.254, tsr_v3_add(xb, tsr_q_rotate(qb, l))));
-      }
-  for (int s = 0; s <= 140; s++)
-    for (int t = 0; t < 144; t++)
-      for (int ring = 0; ring <= ((s % 140) ? 0 : 12); ring++) {
-        double rr = 0.108 * (1.0 - ring / 12.0), th = t * M_PI / 72;
-        TsrVec3 l = tsr_v3(rr * cos(th), rr * sin(th), (s / 70.0 - 1) * 0.254);
-        best = fmax(best, -box_sd(xb, qb, hs, tsr_v3_add(xc, tsr_q_rotate(qc, l))));
-      }
-  return best;
+  return test_box_cylinder_overlap(w->bodies.x[2], w->bodies.q[2], tsr_v3(0.057, 0.081, 0.0525), w->bodies.x[1],
+                                   w->bodies.q[1], 0.108, 0.254, 140, 144);
 }
 
 // The closest point of the cylinder (radius r, half length h, at (x, q)) to
@@ -98,7 +66,7 @@ static TsrVec3 closest_normal(const TsrWorld *w) {
         if (i % 40 && j % 40 && k % 40) continue;
         double a[3] = {i / 20.0 - 1, j / 20.0 - 1, k / 20.0 - 1};
         TsrVec3 l = tsr_v3(a[0] * hs.x, a[1] * hs.y, a[2] * hs.z);
-        double d = cylinder_sd(xc, qc, 0.108, 0.254, tsr_v3_add(xb, tsr_q_rotate(qb, l)));
+        double d = test_cylinder_sd(xc, qc, 0.108, 0.254, tsr_v3_add(xb, tsr_q_rotate(qb, l)));
         if (d < best) best = d, memcpy(u, a, sizeof u);
       }
   // Refine on the face (or edge) the coarse point lies on: coordinates at
@@ -118,7 +86,7 @@ static TsrVec3 closest_normal(const TsrWorld *w) {
         a[c] = fmin(fmax(u[c] + t / 20.0, -1.0), 1.0);
       }
       TsrVec3 l = tsr_v3(a[0] * hs.x, a[1] * hs.y, a[2] * hs.z);
-      double d = cylinder_sd(xc, qc, 0.108, 0.254, tsr_v3_add(xb, tsr_q_rotate(qb, l)));
+      double d = test_cylinder_sd(xc, qc, 0.108, 0.254, tsr_v3_add(xb, tsr_q_rotate(qb, l)));
       if (d < best) best = d, memcpy(f, a, sizeof f);
     }
   TsrVec3 pb = tsr_v3_add(xb, tsr_q_rotate(qb, tsr_v3(f[0] * hs.x, f[1] * hs.y, f[2] * hs.z)));

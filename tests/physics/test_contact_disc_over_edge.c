@@ -14,6 +14,7 @@
 // lying on that face (solid.c, side_on_face).
 #include "tsr_test.h"
 #include "sim_helpers.h"
+#include "shape_overlap.h"
 
 #include "contact/contact.h"
 
@@ -38,44 +39,10 @@ static const char *const model =
 static const double R = 0.158, HALF_LEN = 0.086;
 static const TsrVec3 HALF = {0.205, 0.1265, 0.199};
 
-// Signed distance from p to the cylinder (radius r, half length h) at (x, q).
-static double cylinder_sd(TsrVec3 x, TsrQuat q, double r, double h, TsrVec3 p) {
-  TsrVec3 y = tsr_q_rotate_inv(q, tsr_v3_sub(p, x));
-  double dr = hypot(y.x, y.y) - r, dz = fabs(y.z) - h;
-  if (dr <= 0.0 && dz <= 0.0) return fmax(dr, dz);
-  return hypot(fmax(dr, 0.0), fmax(dz, 0.0));
-}
-
-// Signed distance from p to the box of half sizes hs at (x, q).
-static double box_sd(TsrVec3 x, TsrQuat q, TsrVec3 hs, TsrVec3 p) {
-  TsrVec3 y = tsr_q_rotate_inv(q, tsr_v3_sub(p, x));
-  double e[3] = {fabs(y.x) - hs.x, fabs(y.y) - hs.y, fabs(y.z) - hs.z};
-  if (e[0] <= 0 && e[1] <= 0 && e[2] <= 0) return fmax(e[0], fmax(e[1], e[2]));
-  return sqrt(pow(fmax(e[0], 0), 2) + pow(fmax(e[1], 0), 2) + pow(fmax(e[2], 0), 2));
-}
-
-// The overlap of the two: the deepest sample of either surface inside the
-// other (the box's faces on a 41 x 41 grid, the disc's side every 2.5
-// degrees at 41 stations and its ends on rings).
+// The overlap of the two (shape_overlap.h).
 static double overlap(const TsrWorld *w) {
-  const TsrVec3 xb = w->bodies.x[1], xc = w->bodies.x[2];
-  const TsrQuat qb = w->bodies.q[1], qc = w->bodies.q[2];
-  double best = -INFINITY;
-  for (int i = 0; i <= 40; i++)
-    for (int j = 0; j <= 40; j++)
-      for (int k = 0; k <= 40; k++) {
-        if (i % 40 && j % 40 && k % 40) continue;
-        TsrVec3 l = tsr_v3((i / 20.0 - 1) * HALF.x, (j / 20.0 - 1) * HALF.y, (k / 20.0 - 1) * HALF.z);
-        best = fmax(best, -cylinder_sd(xc, qc, R, HALF_LEN, tsr_v3_add(xb, tsr_q_rotate(qb, l))));
-      }
-  for (int s = 0; s <= 40; s++)
-    for (int t = 0; t < 144; t++)
-      for (int ring = 0; ring <= ((s % 40) ? 0 : 12); ring++) {
-        double rr = R * (1.0 - ring / 12.0), th = t * M_PI / 72;
-        TsrVec3 l = tsr_v3(rr * cos(th), rr * sin(th), (s / 20.0 - 1) * HALF_LEN);
-        best = fmax(best, -box_sd(xb, qb, HALF, tsr_v3_add(xc, tsr_q_rotate(qc, l))));
-      }
-  return best;
+  return test_box_cylinder_overlap(w->bodies.x[1], w->bodies.q[1], HALF, w->bodies.x[2], w->bodies.q[2], R, HALF_LEN,
+                                   40, 144);
 }
 
 static void test_disc_across_top_edge(void) {

@@ -12,6 +12,7 @@
 // speculative_slot).
 #include "tsr_test.h"
 #include "sim_helpers.h"
+#include "shape_overlap.h"
 
 #include "contact/contact.h"
 
@@ -46,14 +47,6 @@ static double cylinder_sd(TsrVec3 x, TsrQuat q, TsrVec3 p, TsrVec3 *radial) {
   return hypot(fmax(dr, 0.0), fmax(dz, 0.0));
 }
 
-// Signed distance from p to the box at (x, q).
-static double box_sd(TsrVec3 x, TsrQuat q, TsrVec3 p) {
-  TsrVec3 y = tsr_q_rotate_inv(q, tsr_v3_sub(p, x));
-  double e[3] = {fabs(y.x) - HALF.x, fabs(y.y) - HALF.y, fabs(y.z) - HALF.z};
-  if (e[0] <= 0 && e[1] <= 0 && e[2] <= 0) return fmax(e[0], fmax(e[1], e[2]));
-  return sqrt(pow(fmax(e[0], 0), 2) + pow(fmax(e[1], 0), 2) + pow(fmax(e[2], 0), 2));
-}
-
 // The gap between the box's edges and the cylinder (< 0: overlap), each of
 // the twelve edges at 4001 points (0.1 mm apart at most), the distance to
 // the cylinder exact; in *radial the direction from the cylinder's axis to
@@ -75,29 +68,10 @@ static double edge_gap(const TsrWorld *w, TsrVec3 *radial) {
   return best;
 }
 
-// The overlap of the two: the deepest sample of either surface inside the
-// other (the box's faces on a 41 x 41 grid, the cylinder's side every 2.5
-// degrees at 41 stations and its ends on rings).
+// The overlap of the two (shape_overlap.h).
 static double overlap(const TsrWorld *w) {
-  const TsrVec3 xc = w->bodies.x[1], xb = w->bodies.x[2];
-  const TsrQuat qc = w->bodies.q[1], qb = w->bodies.q[2];
-  double best = -INFINITY;
-  TsrVec3 u;
-  for (int i = 0; i <= 40; i++)
-    for (int j = 0; j <= 40; j++)
-      for (int k = 0; k <= 40; k++) {
-        if (i % 40 && j % 40 && k % 40) continue;
-        TsrVec3 l = tsr_v3((i / 20.0 - 1) * HALF.x, (j / 20.0 - 1) * HALF.y, (k / 20.0 - 1) * HALF.z);
-        best = fmax(best, -cylinder_sd(xc, qc, tsr_v3_add(xb, tsr_q_rotate(qb, l)), &u));
-      }
-  for (int s = 0; s <= 40; s++)
-    for (int t = 0; t < 144; t++)
-      for (int ring = 0; ring <= ((s % 40) ? 0 : 12); ring++) {
-        double rr = R * (1.0 - ring / 12.0), th = t * M_PI / 72;
-        TsrVec3 l = tsr_v3(rr * cos(th), rr * sin(th), (s / 20.0 - 1) * HALF_LEN);
-        best = fmax(best, -box_sd(xb, qb, tsr_v3_add(xc, tsr_q_rotate(qc, l))));
-      }
-  return best;
+  return test_box_cylinder_overlap(w->bodies.x[2], w->bodies.q[2], HALF, w->bodies.x[1], w->bodies.q[1], R, HALF_LEN,
+                                   40, 144);
 }
 
 static void test_edge_across_side(void) {

@@ -15,6 +15,7 @@
 // rim_in_box).
 #include "tsr_test.h"
 #include "sim_helpers.h"
+#include "shape_overlap.h"
 
 #include "contact/contact.h"
 
@@ -39,14 +40,6 @@ static const char *const model =
 static const double R = 0.13, HALF_LEN = 0.125;
 static const double HALF[3] = {0.0575, 0.123, 0.237};
 
-// Signed distance from p to the cylinder.
-static double cylinder_sd(const TsrWorld *w, TsrVec3 p) {
-  TsrVec3 y = tsr_q_rotate_inv(w->bodies.q[2], tsr_v3_sub(p, w->bodies.x[2]));
-  double dr = hypot(y.x, y.y) - R, dz = fabs(y.z) - HALF_LEN;
-  if (dr <= 0.0 && dz <= 0.0) return fmax(dr, dz);
-  return hypot(fmax(dr, 0.0), fmax(dz, 0.0));
-}
-
 // How far p (the box's frame: y) lies behind each of the box's faces.
 static void behind_faces(const TsrWorld *w, TsrVec3 p, double in[3], TsrVec3 *y) {
   *y = tsr_q_rotate_inv(w->bodies.q[1], tsr_v3_sub(p, w->bodies.x[1]));
@@ -58,27 +51,11 @@ static TsrVec3 cylinder_point(const TsrWorld *w, double rr, double th, double z)
   return tsr_v3_add(w->bodies.x[2], tsr_q_rotate(w->bodies.q[2], tsr_v3(rr * cos(th), rr * sin(th), z)));
 }
 
-// The overlap of the two: the deepest sample of either surface inside the
-// other (the box's faces on a 41 x 41 grid, the cylinder's side every 1
-// degree at 41 stations and its ends on rings).
+// The overlap of the two (shape_overlap.h; the cylinder's side every
+// degree).
 static double overlap(const TsrWorld *w) {
-  double best = -INFINITY, in[3];
-  TsrVec3 y;
-  for (int i = 0; i <= 40; i++)
-    for (int j = 0; j <= 40; j++)
-      for (int k = 0; k <= 40; k++) {
-        if (i % 40 && j % 40 && k % 40) continue;
-        TsrVec3 l = tsr_v3((i / 20.0 - 1) * HALF[0], (j / 20.0 - 1) * HALF[1], (k / 20.0 - 1) * HALF[2]);
-        best = fmax(best, -cylinder_sd(w, tsr_v3_add(w->bodies.x[1], tsr_q_rotate(w->bodies.q[1], l))));
-      }
-  for (int s = 0; s <= 40; s++)
-    for (int t = 0; t < 360; t++)
-      for (int ring = 0; ring <= ((s % 40) ? 0 : 12); ring++) {
-        behind_faces(w, cylinder_point(w, R * (1.0 - ring / 12.0), t * M_PI / 180, (s / 20.0 - 1) * HALF_LEN), in, &y);
-        const double d = fmin(in[0], fmin(in[1], in[2]));
-        best = fmax(best, d > 0.0 ? d : -INFINITY);
-      }
-  return best;
+  return test_box_cylinder_overlap(w->bodies.x[1], w->bodies.q[1], tsr_v3(HALF[0], HALF[1], HALF[2]), w->bodies.x[2],
+                                   w->bodies.q[2], R, HALF_LEN, 40, 360);
 }
 
 // The closest features' normal, from the box toward the cylinder: the rim
