@@ -6,8 +6,11 @@
 #define TSR_SHAPE_OVERLAP_H
 
 #include <math.h>
+#include <stdio.h>
 
 #include "math/tsr_math.h"
+#include "sim/world.h"
+#include "tsr_test.h"
 
 // Signed distance from p to the cylinder of radius r and half length h at
 // pose (x, q), its axis along the body's z (< 0: inside).
@@ -49,6 +52,19 @@ static inline double test_box_cylinder_overlap(TsrVec3 xb, TsrQuat qb, TsrVec3 h
         best = fmax(best, -test_box_sd(xb, qb, hs, tsr_v3_add(xc, tsr_q_rotate(qc, l))));
       }
   return best;
+}
+
+// Steps w `steps` times and returns the largest overlap (by the test's
+// own measure) after any of them, printing each.
+static inline double test_worst_overlap(TsrWorld *w, int steps, double (*overlap)(const TsrWorld *)) {
+  double worst = -INFINITY;
+  for (int s = 0; s < steps; s++) {
+    ENSURE(tsr_world_step(w) == 0);
+    const double o = overlap(w);
+    fprintf(stderr, "step %d: overlap %.2f mm\n", s + 1, 1e3 * o);
+    worst = fmax(worst, o);
+  }
+  return worst;
 }
 
 #endif
