@@ -167,6 +167,11 @@ void tsr_world_solver_params(const TsrModel *m, TsrSolverType type, TsrSolverPar
 // isotropic bound on the spectral norm of [F]x [r]x, so M stays SPD and the
 // term does not depend on the frame) makes the step stable, at the price of
 // slowing the links' fastest rotations; F is the previous step's impulse / h.
+// F is the joint's force on the body, the vector sum of its rows' lambda
+// J_lin (a ball joint's three world-axis rows, a slider's rows across and
+// along its axis; they share one arm): summing the rows' magnitudes instead
+// gave up to sqrt(3) |F| for a force along a diagonal, and a scene turned as
+// a whole moved differently (test_joints: test_scene_rotation).
 // Only joint point rows take part: contact forces on rolling bodies would
 // change rolling (a sphere's rotational inertia grows by 14% on a plane).
 static void geometric_stiffness(TsrWorld *w) {
@@ -175,17 +180,25 @@ static void geometric_stiffness(TsrWorld *w) {
   if (!w->model->settings.solver.geometric_stiffness || w->prev_joint_rows != nj) return;
   memset(w->geo, 0, (size_t)b->n * sizeof *w->geo);
   int any = 0;
-  for (int i = 0; i < nj; i++) {
-    const TsrRow *r = &w->rows.rows[i];
-    double l = w->prev_lambda[i];
-    if (l == 0.0) continue;
+  for (int i = 0, e; i < nj; i = e) {
+    // A joint's rows are consecutive (tsr_joints_build_rows).
+    for (e = i; e < nj && w->rows.rows[e].source == w->rows.rows[i].source; e++) {
+    }
     for (int s = 0; s < 2; s++) {
-      int k = r->body[s];
+      int k = w->rows.rows[i].body[s];
       if (k < 0 || b->fixed[k]) continue;
-      const double *J = r->J[s], *a = r->arm[s];
-      double F = fabs(l) / w->h * sqrt(J[0] * J[0] + J[1] * J[1] + J[2] * J[2]);
-      double arm = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-      w->geo[k] += w->h * w->h * F * arm;
+      double F[3] = {0, 0, 0}, arm = 0.0;
+      for (int r = i; r < e; r++) {
+        const TsrRow *row = &w->rows.rows[r];
+        const double *J = row->J[s], *a = row->arm[s];
+        double l = w->prev_lambda[r] / w->h;
+        if (l == 0.0 || (J[0] == 0.0 && J[1] == 0.0 && J[2] == 0.0)) continue;
+        for (int c = 0; c < 3; c++) F[c] += l * J[c];
+        arm = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+      }
+      double Fn = sqrt(F[0] * F[0] + F[1] * F[1] + F[2] * F[2]);
+      if (Fn * arm == 0.0) continue;
+      w->geo[k] += w->h * w->h * Fn * arm;
       any = 1;
     }
   }
