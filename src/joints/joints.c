@@ -181,7 +181,13 @@ void tsr_joint_limit_row(TsrJointCtx *c, TsrVec3 lin0, TsrVec3 ang0, TsrVec3 lin
   // One row for the nearer limit: s - lo >= 0 with lambda >= 0, or hi - s >= 0
   // (the row negated). Rows stay in place as the active side changes.
   double lo = c->d->limits[0], hi = c->d->limits[1];
-  if (s - lo <= hi - s) {
+  if (lo == hi) {
+    // Limits [a, a] lock the coordinate at a: an equality row. The one-sided
+    // row of the nearer limit, chosen by rounding at s = a, let the joint go
+    // the other way for a step, and a hinge driven by 5 N m swung 0.015 rad
+    // past its lock (test_joint_limits: test_locked).
+    tsr_joint_row(c, TSR_ROW_LIMIT, lin0, ang0, lin1, ang1, s - lo, c->d->compliance, -INFINITY, INFINITY, 0);
+  } else if (s - lo <= hi - s) {
     tsr_joint_row(c, TSR_ROW_LIMIT, lin0, ang0, lin1, ang1, s - lo, c->d->compliance, 0.0, INFINITY, 1);
   } else {
     tsr_joint_row(c, TSR_ROW_LIMIT, tsr_v3_neg(lin0), tsr_v3_neg(ang0), tsr_v3_neg(lin1), tsr_v3_neg(ang1), hi - s,

@@ -159,9 +159,78 @@ static void test_hinge_limit_turns_away(void) {
   }
 }
 
+// Limits [a, a] lock a joint at a. A plate on a hinge about an axis off
+// every coordinate plane, locked at 0 and driven by its motor (5 N m) either
+// way, with the world listed first or second, turns by compliance x torque,
+// 5e-10 rad; allowed 1e-8. One one-sided row, for the limit below because
+// s - lo <= hi - s at s = a, let it go the other way: driven at -2 rad/s, with
+// the world first or second, it swung 0.015 rad in the first step, and back. A slider locked at
+// 0.1 m and starting at 0, the lock violated, is brought to it and does
+// not go past (measured: at most 0.1 + 5e-9 m, compliance x the motor's
+// 50 N; was 0.1125 m, the one-sided row's push-out carrying it across),
+// and ends within 1e-9 m of 0.1 + 5e-9.
+static void test_locked(void) {
+  const TsrVec3 n = tsr_v3_normalize(tsr_v3(0.3, -0.7, 0.5));
+  for (int swap = 0; swap < 2; swap++) {
+    for (int dir = -1; dir <= 1; dir += 2) {
+      char yaml[2048];
+      snprintf(yaml, sizeof yaml,
+               "format: tessera-model/1\n"
+               "name: locked\n"
+               "settings: {step: 0.016666666666666666, duration: 1.0, gravity: [0, 0, 0]}\n"
+               "bodies:\n"
+               "  - {name: d, mass: 2, shape: {type: box, size: [0.6, 0.3, 0.1]}, position: [1, 2, 3],\n"
+               "     orientation: {axis: [0.3, -0.5, 0.8], angle: 0.7}}\n"
+               "joints:\n"
+               "  - {name: h, type: hinge, bodies: [%s], anchor: [1.1, 2.05, 3], axis: [%.17g, %.17g, %.17g],\n"
+               "     limits: [0, 0], motor: {speed: %d, max_torque: 5}}\n",
+               swap ? "d, world" : "world, d", n.x, n.y, n.z, 2 * dir);
+      TsrModel m;
+      TsrWorld w;
+      tsr_test_world(yaml, NULL, 0, &m, &w);
+      const TsrQuat q0 = w.bodies.q[0];
+      double most = 0;
+      while (w.step < m.settings.steps) {
+        ENSURE(tsr_world_step(&w) == 0);
+        TsrQuat dq = tsr_q_mul(w.bodies.q[0], tsr_q_conj(q0));
+        most = fmax(most, fabs(2.0 * atan2(dq.x * n.x + dq.y * n.y + dq.z * n.z, dq.w)));
+      }
+      fprintf(stderr, "hinge locked at 0, world %s, motor %+d rad/s: turned up to %.3e rad (eps T 5e-10)\n",
+              swap ? "second" : "first", 2 * dir, most);
+      ENSURE(most < 1e-8);
+      tsr_test_world_free(&m, &w);
+    }
+  }
+  char yaml[2048];
+  snprintf(yaml, sizeof yaml,
+           "format: tessera-model/1\n"
+           "name: locked_slider\n"
+           "settings: {step: 0.016666666666666666, duration: 2.0, gravity: [0, 0, 0]}\n"
+           "bodies:\n"
+           "  - {name: s, mass: 2, shape: {type: box, size: [0.2, 0.1, 0.1]}, position: [1, 2, 3]}\n"
+           "joints:\n"
+           "  - {name: p, type: prismatic, bodies: [world, s], anchor: [1, 2, 3], axis: [%.17g, %.17g, %.17g],\n"
+           "     limits: [0.1, 0.1], motor: {speed: 0.5, max_force: 50}}\n",
+           n.x, n.y, n.z);
+  TsrModel m;
+  TsrWorld w;
+  tsr_test_world(yaml, NULL, 0, &m, &w);
+  double smax = -INFINITY, s = 0;
+  while (w.step < m.settings.steps) {
+    ENSURE(tsr_world_step(&w) == 0);
+    s = tsr_v3_dot(n, tsr_v3_sub(w.bodies.x[0], tsr_v3(1, 2, 3)));
+    smax = fmax(smax, s);
+  }
+  fprintf(stderr, "slider locked at 0.1 from 0: furthest %.10f m, end %.10f m (0.1 + eps F = 0.100000005)\n", smax, s);
+  ENSURE(smax <= 0.1 + 1e-8);
+  ENSURE_NEAR(s, 0.1 + 1e-10 * 50, 1e-9);
+  tsr_test_world_free(&m, &w);
+}
+
 int main(void) {
   RUN_TEST(test_inclined_slider);
   RUN_TEST(test_hinge_thrown_at_limit);
   RUN_TEST(test_hinge_limit_turns_away);
+  RUN_TEST(test_locked);
   return TSR_TEST_RESULT();
 }
