@@ -168,6 +168,28 @@ joints:
           "output.contacts: false passes check_run_file.py, and the same rows fail it when contacts were written "
           "(%d, %d: %s, %d: %s)" % (rc, r1.returncode, r1.stdout.strip()[:80], r2.returncode, r2.stdout.strip()[:80]))
 
+    # A unilateral distance joint (a rope) is one-sided: slack, its impulse is
+    # 0 at its lower bound (index set -1). OUTPUT.md keeps index set 0 for the
+    # bilateral rows, so its row is a limit row (type 3), not a joint row
+    # (type 0), and the file passes the layout check.
+    rope = os.path.join(tmp, "rope.yaml")
+    with open(rope, "w") as fh:
+        fh.write("format: tessera-model/1\nname: rope\nsettings: {step: 0.01, steps: 3}\nbodies:\n"
+                 "  - {name: ball, mass: 1, shape: {type: sphere, radius: 0.05}, position: [0, 0, -0.5]}\n"
+                 "joints:\n"
+                 "  - {name: r, type: distance, bodies: [world, ball], anchors: [[0, 0, 0], [0, 0, -0.5]],\n"
+                 "     length: 1.0, unilateral: true}\n")
+    rope_h5 = os.path.join(tmp, "rope.h5")
+    rc, _, err = run("run", rope, "-o", rope_h5, "--quiet")
+    r1 = subprocess.run([sys.executable, checker, rope_h5], capture_output=True, text=True)
+    with h5py.File(rope_h5, "r") as f:
+        rtype, ridx = f["/constraints/type"][:], f["/constraints/index_set"][:]
+        rlam = f["/constraints/impulse"][:]
+    check(rc == 0 and r1.returncode == 0 and len(rtype) == 3 and np.all(rtype == 3) and np.all(ridx == -1)
+          and np.all(rlam == 0),
+          "a slack rope's row is a limit row at its lower bound and passes check_run_file.py "
+          "(rc %d, %s; types %s, index sets %s)" % (rc, r1.stdout.strip()[:120], rtype, ridx))
+
     # check notes a compound whose parts are not balanced about its origin
     # (the centre of mass the dynamics use): a stick with a ball to one side.
     lolly = os.path.join(tmp, "lolly.yaml")
