@@ -611,6 +611,12 @@ joints:
     check(set(rows) == {"direct-bpp", "schur-bpp"}, "--json holds one row per solver")
     sb, db = rows.get("schur-bpp", {}), rows.get("direct-bpp", {})
     check(sb.get("steps") == 20 and db.get("steps") == 20, "both ran the 20 steps")
+    # The JSON has every number of the table, its speedup column too:
+    # direct-bpp's mean over the solver's.
+    sp_s, sp_d = sb.get("speedup"), db.get("speedup")
+    check(sp_d == 1.0 and sp_s is not None and sb.get("mean_ms", 0) > 0
+          and abs(sp_s - db["mean_ms"] / sb["mean_ms"]) <= 1e-12 * sp_s,
+          "--json: speedup = direct-bpp's mean_ms over the solver's (%s, %s)" % (sp_d, sp_s))
     check(sb.get("mean_k") == 1.0 and sb.get("pct_kmax") == 0.0, "schur-bpp: one coupling iteration per step")
     check(sb.get("subsystems", 0) > 1 and sb.get("interface_rows", 0) > 0, "schur-bpp substructured the chain")
     check(sb.get("median_err", 1.0) < 1e-9 and db.get("median_err", 1.0) < 1e-9, "both solve the MLCP")
@@ -626,9 +632,16 @@ joints:
     check(c is not None and c >= 1.0 and math.isfinite(c), "--cond: cond(S_Gamma) >= 1 (%s)" % c)
     check(db.get("cond_mean") is None and sb.get("fallbacks") == 0, "no cond for direct-bpp, no fallback")
     # No S_Gamma to measure (no interface rows; fbic forms none): said, not "nan".
-    rc, out_c, err = run("compare", pend, "--solvers", "schur-bpp,fbic", "--steps", "3", "--quiet", "--cond")
+    js_nd = os.path.join(tmp, "cmp_no_direct.json")
+    rc, out_c, err = run("compare", pend, "--solvers", "schur-bpp,fbic", "--steps", "3", "--quiet", "--cond",
+                         "--json", js_nd)
     check(rc == 0 and "no interface rows" in out_c and "fbic forms no S_Gamma" in out_c and "nan" not in out_c,
           "--cond without an S_Gamma says why (%d: %s)" % (rc, out_c.strip()[-160:]))
+    # Without direct-bpp there is no speedup: "-" in the table, null in the JSON.
+    with open(js_nd) as fh:
+        nd = json.load(fh)["rows"]
+    check(all("speedup" in r and r["speedup"] is None for r in nd), "--json: speedup null without direct-bpp (%s)"
+          % [r.get("speedup", "absent") for r in nd])
     # A parallel phase lasts at least as long as its longest task, which is
     # timed inside it; a step converged in one coupling iteration never merges.
     ph = sb.get("phase_ms", {})
