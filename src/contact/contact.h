@@ -10,7 +10,7 @@
 //              tsr_contact_warm_start    lambda / index set of those rows from
 //                                        the matched contacts
 //   solve      tsr_contact_store         the solution back into the contacts
-//   record     tsr_contact_penetration   largest penetration after the step
+//   record     tsr_contact_penetration   largest penetration, found or after the step
 //
 // Conventions (OUTPUT.md /contacts): body[0] < body[1] in shape order; the
 // normal is unit and world-frame, and a positive normal impulse pushes body 0
@@ -124,8 +124,11 @@ void tsr_contact_update_slip(TsrContacts *cs, const TsrBodies *b, const TsrMlcp 
 #define TSR_FRICTION_REFRESH_SPEED 0.05  // m/s
 int tsr_contact_refresh_friction(TsrContacts *cs, TsrRowSet *rows, TsrMlcp *p, const double *lambda, double dv);
 
-// Largest penetration after the step, linearised: depth - h * (normal
-// separating velocity at v+), at least 0. v_new: v+ [6n] (linear, angular).
+// Largest penetration of the step's contacts: after the step, linearised
+// (depth - h * (normal separating velocity at v+)), or at detection, the
+// start of the step, where deeper (the end of the step before, for a point
+// that went in with no contact); at least 0. v_new: v+ [6n] (linear,
+// angular).
 double tsr_contact_penetration(const TsrContacts *cs, const TsrBodies *b, const double *v_new, double h);
 
 // Whether ODE 0.16 collides these two shape types (probed once by colliding

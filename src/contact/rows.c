@@ -396,7 +396,12 @@ double tsr_contact_penetration(const TsrContacts *cs, const TsrBodies *b, const 
     const TsrContact *c = &cs->c[i];
     TsrVec3 v = tsr_v3_sub(tsr_contact_point_velocity(b, v_new, c->body[0], c->r[0]),
                            tsr_contact_point_velocity(b, v_new, c->body[1], c->r[1]));
-    double d = c->depth - h * tsr_v3_dot(c->normal, v);
+    // The depth after the step, and the depth it was found at: a point that
+    // had no contact in the step before (a body struck within it, turned
+    // past its speculative reach) is found here already inside, and the step
+    // then pushes it out; after the step alone, rock_pile's largest read
+    // 0.15 mm where a box's corner had been 37 mm into the ground.
+    double d = fmax(c->depth, c->depth - h * tsr_v3_dot(c->normal, v));
     if (d > worst) worst = d;
   }
   return worst;
