@@ -118,16 +118,28 @@ check(p.returncode == 2 and missing in p.stderr, f"sweep table of a missing file
 # benchmarks.py stopped by SIGTERM (a time limit) in its first table: exit
 # 130, the partial file marked as such, the output itself not written.
 bench_out = os.path.join(tmp, "B.md")
+# Its own session, so that whatever it started can be killed with it: a run
+# of this test once waited out meson's 120 s here (not seen again in 45
+# repeats); now it fails in 60 s, saying what benchmarks.py had printed.
 proc = subprocess.Popen([py, os.path.join(post, "benchmarks.py"), "--tessera", TESSERA, "--scenes", "chain_drop",
                          "--steps", "100000", "-o", bench_out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                        text=True)
+                        text=True, start_new_session=True)
 seen = ""
 for line in proc.stderr:  # wait until the first table's runs have started
     seen += line
     if "compare" in line:
         break
 proc.send_signal(signal.SIGTERM)
-rest = proc.communicate(timeout=120)[1]
+try:
+    rest = proc.communicate(timeout=60)[1]
+except subprocess.TimeoutExpired:
+    os.killpg(proc.pid, signal.SIGKILL)
+    rest = "\n[benchmarks.py still running 60 s after SIGTERM: killed] " + (proc.communicate()[1] or "")
+finally:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # anything it left running
+    except ProcessLookupError:
+        pass
 partial = os.path.join(tmp, "B.partial.md")
 text = open(partial).read() if os.path.exists(partial) else ""
 check(proc.returncode == 130 and "**Partial: the run was interrupted during table 3, chain_drop" in text
