@@ -125,7 +125,8 @@ typedef struct {
   double solve_ms_mean, solve_ms_median, solve_ms_max;
   double step_ms_mean;
   double coupling_mean;
-  double pct_at_kmax;  // % of steps with coupling_iterations >= max_coupling_iterations (0 if not substructured)
+  double pct_at_kmax;  // % of steps with coupling_iterations >= max_coupling_iterations (0 if not substructured; NaN
+                       // with no step)
   double mlcp_error_mean, mlcp_error_median, mlcp_error_max;
   double joint_error_max, penetration_max;
   double converged_fraction;

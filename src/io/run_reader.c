@@ -322,7 +322,8 @@ static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int
   }
   s->coupling_mean = n ? (double)ksum / (double)n : NAN;
   // A solver that does not substructure reports k = 0 throughout: 0%, not 100%.
-  s->pct_at_kmax = (n && kmax_seen > 0) ? 100.0 * (double)kmax_hits / (double)n : 0.0;
+  // No step: no figure (NaN, null in info --json), as the other statistics.
+  s->pct_at_kmax = !n ? NAN : kmax_seen > 0 ? 100.0 * (double)kmax_hits / (double)n : 0.0;
   s->converged_fraction = n ? (double)nconv / (double)n : NAN;
 done:
   free(solve), free(stepw), free(mlcp), free(jerr), free(pen), free(k), free(conv);

@@ -477,6 +477,14 @@ joints:
     with h5py.File(slow, "r") as f:
         check(f.attrs["complete"] == 0 and f["/frames/time"].shape[0] == 1 and f["/stats/solve_seconds"].shape[0] == 0,
               "the interrupted step is not written: the initial frame alone, complete = 0")
+    # With no step there is no statistic: info --json says null for each,
+    # the share of steps at k_max too (it said 0).
+    rc, jout, err = run("info", slow, "--json")
+    js0 = json.loads(jout) if rc == 0 else {}
+    check(rc == 0 and js0.get("steps") == 0 and all(js0.get(k, 0) is None for k in
+                                                    ("pct_at_kmax", "coupling_iterations_mean", "solve_ms_mean")),
+          "info --json of a run with no step: null statistics (%d: %s)" % (rc, {k: js0.get(k) for k in
+                                                                                ("steps", "pct_at_kmax")}))
 
     # One signal delivered twice within microseconds (GNU timeout signals the
     # child, then its process group) is one request, not a second Ctrl-C:
