@@ -286,7 +286,7 @@ int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, d
 static int solve_by_type(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, double *lambda, int8_t *index_set,
                          TsrSolveStats *stats, double bmax) {
   memset(stats, 0, sizeof *stats);
-  stats->subsystems = 1;
+  stats->subsystems = p->m > 0;  // the whole system is one; none with no row (nothing moves), as schur says
   switch (s->params.type) {
     case TSR_SOLVER_DIRECT_BPP:
       return bpp_with_restart(s, p, lambda, index_set, stats);

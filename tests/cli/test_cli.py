@@ -247,7 +247,7 @@ joints:
     with open(still, "w") as fh:
         fh.write("format: tessera-model/1\nname: still\nsettings: {steps: 3}\nbodies:\n"
                  "  - {name: a, fixed: true, shape: {type: sphere, radius: 0.1}}\n")
-    for solver in ("schur-bpp", "fbic"):
+    for solver in ("schur-bpp", "fbic", "direct-bpp", "pgs"):  # (the whole-system solvers said 1)
         rc, _, err = run("run", still, "-o", kk, "--overwrite", "--quiet", "--solver", solver)
         none = False
         if rc == 0:
