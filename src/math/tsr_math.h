@@ -125,22 +125,32 @@ static inline double tsr_m3_det(TsrMat3 a) {
          a.m[0][1] * (a.m[1][0] * a.m[2][2] - a.m[1][2] * a.m[2][0]) +
          a.m[0][2] * (a.m[1][0] * a.m[2][1] - a.m[1][1] * a.m[2][0]);
 }
+// a over s, the power of 2 at its largest entry (exact), and s in *s; 0 in
+// *s (a unchanged) for a zero or non-finite matrix. Its minors and
+// determinant then neither underflow nor overflow: that of a itself, the
+// cube of its scale, underflows for moments of inertia below ~1e-103 and
+// overflows above ~1e103.
+static inline TsrMat3 tsr_m3_pow2_scaled(TsrMat3 a, double *s) {
+  double m = 0.0;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) m = fmax(m, fabs(a.m[i][j]));
+  *s = 0.0;
+  if (!(m > 0.0) || !isfinite(m)) return a;
+  *s = ldexp(1.0, ilogb(m));  // (divided, not times 1 / s: that overflows for a subnormal s)
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) a.m[i][j] /= *s;
+  return a;
+}
 // Inverse of a non-singular matrix; returns a zero matrix when singular.
-// Of a / s, s the power of 2 at its largest entry, then divided by s (exact:
-// the same bits as without, where both are finite): the determinant of a
-// itself, the cube of its scale, underflows for moments of inertia below
-// ~1e-103 (an inverse of inf, or of 0: a tiny body that could not turn) and
-// overflows above ~1e103. A zero or non-finite matrix gives zero, as a
-// singular one does.
+// Of a scaled by tsr_m3_pow2_scaled, then scaled back (the same bits as
+// without, where both are finite): a tiny body could otherwise not turn (an
+// inverse of 0) or get an infinite one. A zero or non-finite matrix gives
+// zero, as a singular one does.
 static inline TsrMat3 tsr_m3_inverse(TsrMat3 a) {
   TsrMat3 r = tsr_m3_zero();
-  double s = 0.0;
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) s = fmax(s, fabs(a.m[i][j]));
-  if (!(s > 0.0) || !isfinite(s)) return r;
-  s = ldexp(1.0, ilogb(s));
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) a.m[i][j] /= s;
+  double s;
+  a = tsr_m3_pow2_scaled(a, &s);
+  if (!(s > 0.0)) return r;
   double d = tsr_m3_det(a);
   if (d == 0.0 || !isfinite(d)) return r;
   double id = 1.0 / d;

@@ -90,13 +90,10 @@ static int read_inertia(TsrLoadCtx *c, const TsrYNode *n, TsrMat3 *out) {
           return 0;
         }
     // Sylvester's criterion: leading minors positive. Both tests are of the
-    // tensor over the power of 2 at its scale (exact), whose minors neither
-    // underflow nor overflow: a tensor of 1e-110 kg m^2 has a determinant
-    // of 1e-330, 0 in doubles.
-    TsrMat3 U = I;
-    if (scale > 0 && isfinite(scale))
-      for (int r = 0; r < 3; r++)
-        for (int k = 0; k < 3; k++) U.m[r][k] = ldexp(I.m[r][k], -ilogb(scale));
+    // tensor over the power of 2 at its scale (exact, tsr_m3_pow2_scaled):
+    // a tensor of 1e-110 kg m^2 has a determinant of 1e-330, 0 in doubles.
+    double s2;
+    TsrMat3 U = tsr_m3_pow2_scaled(I, &s2);
     double m1 = U.m[0][0], m2 = U.m[0][0] * U.m[1][1] - U.m[0][1] * U.m[1][0], m3 = tsr_m3_det(U);
     if (!(m1 > 0 && m2 > 0 && m3 > 0)) {
       tsr_model_error(c, n, "inertia: the 3x3 tensor must be positive definite");
