@@ -251,7 +251,8 @@ void tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodi
 
 void tsr_joints_track(TsrJoints *js, const TsrModel *m, const TsrBodies *b) {
   for (int j = 0; j < js->n; j++) {
-    if (js->frames[j].type != TSR_JOINT_HINGE) continue;
+    // Only a limit row reads the angle (hinge.c): a wheel is not followed.
+    if (js->frames[j].type != TSR_JOINT_HINGE || !m->joints[j].has_limits) continue;
     TsrJointCtx c;
     make_ctx(&c, js, m, b, j, 1.0, NULL);
     js->frames[j].angle = tsr_joint_hinge_angle(&c);

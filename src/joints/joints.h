@@ -51,9 +51,11 @@ int tsr_joint_rows_rank(const TsrRow *rows, const int *pick, int k, int lo, int 
 // Appends every joint's rows, in model order (OUTPUT.md row order).
 void tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodies *b, double h, TsrRowSet *rows);
 
-// Follows each hinge's angle through whole turns, after the bodies moved: a
-// pose gives the angle only up to turns, and a limit beyond half a turn
-// needs them (see hinge.c).
+// Follows each limited hinge's angle through whole turns, after the bodies
+// moved: a pose gives the angle only up to turns, and a limit beyond half a
+// turn needs them (see hinge.c). The next step's limit row reads the same
+// pose's angle again, from this one; storing it in place of that would
+// tie the rows to this call having followed every change of pose.
 void tsr_joints_track(TsrJoints *js, const TsrModel *m, const TsrBodies *b);
 
 // Largest position-level violation of a joint's translational constraints
