@@ -23,6 +23,7 @@ typedef struct {
   TsrQuat rel0;        // initial relative orientation conj(q0) q1
   double length;       // distance joint
   double angle;        // hinge: its angle since the start, turns included (tsr_joints_track)
+  double motor_lag;    // motor: its servo's lag behind the target, s - s0 - speed t (joints.c)
 } TsrJointFrame;
 
 typedef struct {
@@ -51,12 +52,16 @@ int tsr_joint_rows_rank(const TsrRow *rows, const int *pick, int k, int lo, int 
 // Appends every joint's rows, in model order (OUTPUT.md row order).
 void tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodies *b, double h, TsrRowSet *rows);
 
-// Follows each limited hinge's angle through whole turns, after the bodies
-// moved: a pose gives the angle only up to turns, and a limit beyond half a
-// turn needs them (see hinge.c). The next step's limit row reads the same
-// pose's angle again, from this one; storing it in place of that would
-// tie the rows to this call having followed every change of pose.
-void tsr_joints_track(TsrJoints *js, const TsrModel *m, const TsrBodies *b);
+// After the bodies moved: follows each limited hinge's angle through whole
+// turns (a pose gives the angle only up to turns, and a limit beyond half a
+// turn needs them, see hinge.c; the next step's limit row reads the same
+// pose's angle again, from this one: storing it in place of that would tie
+// the rows to this call having followed every change of pose), and each
+// motor's lag behind its target (joints.c), from the step's rows, their
+// impulses lambda and the solved velocities v_new (6 a body: v, w), h the
+// step.
+void tsr_joints_track(TsrJoints *js, const TsrModel *m, const TsrBodies *b, double h, const TsrRowSet *rows,
+                      const double *lambda, const double *v_new);
 
 // Largest position-level violation of a joint's translational constraints
 // over all joints, m (/stats/joint_error).
