@@ -238,7 +238,7 @@ static void initial_rows(const TsrModel *m, TsrRowSet *rows, int *first) {
   memset(&b, 0, sizeof b), memset(&js, 0, sizeof js);
   if (!tsr_bodies_init(&b, m) && !tsr_joints_init(&js, m, &b)) {
     tsr_bodies_update_inertia(&b);
-    tsr_joints_build_rows(&js, m, &b, m->settings.step, rows);
+    tsr_joints_build_rows(&js, m, &b, NULL, m->settings.step, rows);
   }
   tsr_joints_free(&js);
   tsr_bodies_free(&b);

@@ -49,8 +49,11 @@ int tsr_joint_equality_rows(const TsrJointDef *d);
 // Joint rows depend on the relative motion only: the rank is at most 6.
 int tsr_joint_rows_rank(const TsrRow *rows, const int *pick, int k, int lo, int hi);
 
-// Appends every joint's rows, in model order (OUTPUT.md row order).
-void tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodies *b, double h, TsrRowSet *rows);
+// Appends every joint's rows, in model order (OUTPUT.md row order). v_free:
+// the bodies' velocities at the end of the step without constraints (6 a
+// body: v, w; NULL: their velocities now), which picks each limit's side.
+void tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodies *b, const double *v_free, double h,
+                           TsrRowSet *rows);
 
 // After the bodies moved: follows each limited hinge's angle through whole
 // turns (a pose gives the angle only up to turns, and a limit beyond half a

@@ -24,8 +24,9 @@ typedef struct {
   const TsrJointFrame *f;
   const TsrJointDef *d;
   TsrSide s[2];
-  TsrVec3 r[2];  // anchor offsets from each centre of mass, world
-  TsrVec3 p[2];  // anchor points, world
+  TsrVec3 r[2];          // anchor offsets from each centre of mass, world
+  TsrVec3 p[2];          // anchor points, world
+  TsrVec3 vf[2], wf[2];  // each side's free velocity over the step (gravity in), world
   double h;
   int source;  // joint index
   TsrRowSet *rows;

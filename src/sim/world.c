@@ -119,7 +119,7 @@ static int constrain(TsrWorld *w) {
   tsr_bodies_update_inertia(b);
   tsr_bodies_free_velocity(b, w->model->settings.gravity, w->h, w->v_free);
   tsr_rowset_clear(&w->rows);
-  tsr_joints_build_rows(&w->joints, w->model, b, w->h, &w->rows);
+  tsr_joints_build_rows(&w->joints, w->model, b, w->v_free, w->h, &w->rows);
   w->n_joint_rows = w->rows.count;
   return tsr_contact_build_rows(&w->contacts, w->model, b, w->v_free, w->h, &w->rows);
 }

@@ -227,10 +227,77 @@ static void test_locked(void) {
   tsr_test_world_free(&m, &w);
 }
 
+// Limits closer together than a step's travel: a slider between -2 and 3 mm
+// thrown at 1.5 m/s (25 mm a step) either way along a level, skew axis, and
+// a disc on a vertical hinge between -0.05 and 0.05 rad thrown at 20 rad/s
+// (0.33 rad a step) either way. Each must stop at the limit it is thrown
+// at and never go past either: the one limit row of the joint is the
+// limit its free motion reaches in the step, not merely the nearer one
+// (which let the slider through the far limit). Allowed past: 1e-7, as
+// above. At the end, within 5e-7 of the limit thrown at: the stop deflects
+// the limit by compliance x stopping force (1e-10 x 2 kg x 1.5 m/s / h:
+// 1.8e-8 m), and SPOOK's relaxation of that deflection sends the body off
+// the limit at up to 4 x 1.8e-8 / (h (1 + 4 d)) = 4.8e-7 m/s, with nothing
+// to stop it (the disc: 2.4e-9 rad, 6.4e-8 rad/s).
+static void narrow(int hinge, double speed, const char *solver) {
+  const double az = 37 * M_PI / 180, lo = hinge ? -0.05 : -0.002, hi = hinge ? 0.05 : 0.003;
+  const TsrVec3 n = hinge ? tsr_v3(0, 0, 1) : tsr_v3(cos(az), sin(az), 0);
+  char yaml[2048];
+  if (hinge)
+    snprintf(yaml, sizeof yaml,
+             "format: tessera-model/1\n"
+             "name: narrow\n"
+             "settings: {step: 0.016666666666666666, duration: 1.0, solver: {type: %s}}\n"
+             "bodies:\n"
+             "  - {name: disc, mass: 1.0, shape: {type: cylinder, radius: 0.2, length: 0.05},\n"
+             "     position: [0.5, 0.2, 1.0], angular_velocity: [0, 0, %.17g]}\n"
+             "joints:\n"
+             "  - {name: j, type: hinge, bodies: [world, disc], anchor: [0.5, 0.2, 1.0], axis: [0, 0, 1],\n"
+             "     limits: [%g, %g]}\n",
+             solver, speed, lo, hi);
+  else
+    snprintf(yaml, sizeof yaml,
+             "format: tessera-model/1\n"
+             "name: narrow\n"
+             "settings: {step: 0.016666666666666666, duration: 1.0, solver: {type: %s}}\n"
+             "bodies:\n"
+             "  - {name: slider, mass: 2.0, shape: {type: box, size: [0.2, 0.1, 0.1]}, position: [0, 0, 1],\n"
+             "     velocity: [%.17g, %.17g, 0]}\n"
+             "joints:\n"
+             "  - {name: j, type: prismatic, bodies: [world, slider], anchor: [0, 0, 1],\n"
+             "     axis: [%.17g, %.17g, 0], limits: [%g, %g]}\n",
+             solver, speed * n.x, speed * n.y, n.x, n.y, lo, hi);
+  TsrModel m;
+  TsrWorld w;
+  tsr_test_world(yaml, NULL, 0, &m, &w);
+  double smin = INFINITY, smax = -INFINITY, s = 0;
+  while (w.step < m.settings.steps) {
+    ENSURE(tsr_world_step(&w) == 0);
+    const TsrQuat q = w.bodies.q[0];
+    s = hinge ? 2.0 * atan2(q.z, q.w) : tsr_v3_dot(n, tsr_v3_sub(w.bodies.x[0], tsr_v3(0, 0, 1)));
+    smin = fmin(smin, s), smax = fmax(smax, s);
+  }
+  fprintf(stderr, "%s %s thrown at %+g between %g and %g: went from %.9f to %.9f, ends at %.9f\n", solver,
+          hinge ? "hinge" : "slider", speed, lo, hi, smin, smax, s);
+  ENSURE(smin >= lo - 1e-7 && smax <= hi + 1e-7);
+  ENSURE_NEAR(s, speed > 0 ? hi : lo, 5e-7);
+  tsr_test_world_free(&m, &w);
+}
+
+static void test_narrow_range(void) {
+  const char *solvers[] = {"direct-bpp", "schur-bpp", "pgs"};
+  for (int k = 0; k < 3; k++)
+    for (int hinge = 0; hinge < 2; hinge++) {
+      narrow(hinge, hinge ? 20.0 : 1.5, solvers[k]);
+      narrow(hinge, hinge ? -20.0 : -1.5, solvers[k]);
+    }
+}
+
 int main(void) {
   RUN_TEST(test_inclined_slider);
   RUN_TEST(test_hinge_thrown_at_limit);
   RUN_TEST(test_hinge_limit_turns_away);
   RUN_TEST(test_locked);
+  RUN_TEST(test_narrow_range);
   return TSR_TEST_RESULT();
 }
