@@ -19,6 +19,15 @@
 // nesting is recursive here, and aliases are expanded by copying.
 #define MAX_DEPTH 128
 #define MAX_NODES 4000000
+// Aliases may copy, in all, ALIAS_RATIO nodes per node written in the file,
+// or ALIAS_FLOOR, whichever is more. A model that reuses a shape or a block
+// of settings copies a few nodes per body (ratio well under 1; 5,000 bodies
+// with a 150-node compound each stay under 16); a "billion laughs" of 100
+// nodes asks for 10^9. Each alias is measured before it is copied, so such a
+// bomb is refused after at most ALIAS_FLOOR copies (a few ms, a few tens of
+// MB), where MAX_NODES alone let it copy 4e6 nodes (0.6 to 3 s, 0.5 to 0.8 GB).
+#define ALIAS_RATIO 16
+#define ALIAS_FLOOR 200000
 
 typedef struct {
   char *name;
@@ -31,7 +40,8 @@ typedef struct {
   TsrDiag *diag;
   int line0, col0;
   size_t len;
-  long nodes;
+  long nodes;    // every node made, read or copied
+  long aliased;  // of those, the nodes copied for aliases
   Anchor *anchors;
   int n_anchors, cap_anchors;
   int *slots;           // open addressing over the anchor names: index + 1 of the latest of each name, 0 empty
@@ -153,8 +163,20 @@ void tsr_ytree_map_remove(TsrYNode *map, int i) {
   map->n--;
 }
 
+// The nodes of the tree at n (keys included), counting no further than
+// limit + 1: measuring an alias costs no more than the copy it allows.
+static long count_nodes(const TsrYNode *n, long limit) {
+  long total = 1;
+  for (int i = 0; i < n->n && total <= limit; i++) {
+    total += count_nodes(n->items[i], limit - total);
+    if (n->keys && total <= limit) total += count_nodes(n->keys[i], limit - total);
+  }
+  return total;
+}
+
 static TsrYNode *copy_node(Parser *p, const TsrYNode *src) {
   if (++p->nodes > MAX_NODES) return NULL;
+  p->aliased++;
   TsrYNode *n = src->kind == TSR_YNODE_SCALAR ? tsr_ytree_new_scalar(src->file, src->mark, src->value, src->plain)
                                               : tsr_ytree_new(src->kind, src->file, src->mark);
   if (!n) return NULL;
@@ -306,6 +328,19 @@ static TsrYNode *parse_node(Parser *p, yaml_event_t *ev, int depth) {
       const char *name = (const char *)ev->data.alias.anchor;
       TsrYNode *target = find_anchor(p, name);
       if (target) {
+        long written = p->nodes - p->aliased;
+        long allowed = written > ALIAS_FLOOR / ALIAS_RATIO ? ALIAS_RATIO * written : ALIAS_FLOOR;
+        long room = allowed - p->aliased;
+        long size = count_nodes(target, room);
+        if (size > room) {
+          char what[320];
+          snprintf(what, sizeof what,
+                   "alias '*%.100s' would copy more than the %ld YAML nodes left to aliases (a file's aliases may copy "
+                   "%d nodes per node written in it, at least %d in all; runaway aliases?)",
+                   name, room, ALIAS_RATIO, ALIAS_FLOOR);
+          fail(p, &mark, "%s%s", what, "");
+          return NULL;
+        }
         n = copy_node(p, target);
         if (!n) fail(p, &mark, "%s%s", "too many YAML nodes (runaway aliases?)", "");
         return n;

@@ -372,6 +372,25 @@ joints:
     check(rc == 2 and err.startswith(notyaml + ":"), "a file that is not YAML: exit 2, located error")
     rc, _, err = run("check", os.path.join(tmp, "missing.yaml"))
     check(rc == 2 and "missing.yaml" in err, "a missing model file: exit 2, named")
+    # A "billion laughs" (9 levels of 9 aliases, 10^9 nodes from 600 bytes):
+    # refused at the alias that would pass the file's budget, measured before
+    # it is copied, in a few tens of MB. It was refused only when 4e6 nodes
+    # had been copied: 0.5 GB (2.9 s, 766 MB on the audit's machine).
+    laughs = os.path.join(tmp, "laughs.yaml")
+    with open(laughs, "w") as fh:
+        fh.write("format: tessera-model/1\nname: t\nl0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+        for i in range(1, 10):
+            fh.write("l%d: &l%d [%s]\n" % (i, i, ", ".join(["*l%d" % (i - 1)] * 9)))
+    with open(os.path.join(tmp, "laughs.err"), "w+") as errf:
+        p = subprocess.Popen([TESSERA, "check", laughs], stdout=subprocess.DEVNULL, stderr=errf)
+        _, status, usage = os.wait4(p.pid, 0)  # the rusage of this child alone
+        p.returncode = os.waitstatus_to_exitcode(status)
+        errf.seek(0)
+        err = errf.read()
+    mb = usage.ru_maxrss / 1024.0
+    check(p.returncode == 2 and re.match(re.escape(laughs) + r":8:\d+: error: alias '\*l4' would copy more than", err)
+          and mb < 200, "a billion laughs: exit 2 at the alias, in %.0f MB (< 200) and %.2f s (%d: %s)"
+          % (mb, usage.ru_utime + usage.ru_stime, p.returncode, err.strip()[:160]))
     # More steps than a run may have (TSR_MAX_STEPS, 1e9): refused, however
     # given (the --duration overflow ran 0 steps and said complete).
     huge = os.path.join(tmp, "huge.h5")
