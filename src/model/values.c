@@ -230,11 +230,18 @@ int tsr_model_orientation(TsrLoadCtx *c, const TsrYNode *n, TsrQuat *out) {
     for (int i = 0; i < 4; i++) ok &= tsr_model_number(c, n->items[i], "orientation", TSR_NUM_ANY, &v[i]);
     if (!ok) return 0;
     TsrQuat q = {v[0], v[1], v[2], v[3]};
-    double norm = tsr_q_norm(q);
-    if (!(norm > 1e-12) || !isfinite(norm)) {
+    double s = fmax(fmax(fabs(q.w), fabs(q.x)), fmax(fabs(q.y), fabs(q.z)));
+    if (!(s > 0)) {  // (the components are finite: tsr_model_number)
       tsr_model_error(c, n, "orientation: quaternion [%g, %g, %g, %g] cannot be normalised", v[0], v[1], v[2], v[3]);
       return 0;
     }
+    // Any finite nonzero quaternion is a rotation. |q|^2 underflows or
+    // overflows outside 1e-150..1e150 ([1e-170, 0, 0, 0] was refused, and
+    // everything under 1e-12 with it): then by the largest component first,
+    // divided (1 / s overflows for a subnormal s). Quaternions in range keep
+    // the plain division, so their results do not change.
+    double norm = tsr_q_norm(q);
+    if (!(norm > 1e-150 && norm < 1e150)) q = (TsrQuat){q.w / s, q.x / s, q.y / s, q.z / s};
     *out = tsr_q_normalize(q);
     return 1;
   }

@@ -520,8 +520,44 @@ static void test_extreme_vectors(void) {
   tsr_model_free(&mm);
 }
 
+// Any finite nonzero quaternion is normalised, by its largest component
+// first where |q|^2 underflows or overflows: [1e-170, 0, 0, 1e-170] was
+// refused as "cannot be normalised" (so was anything under 1e-12), and
+// [1e200, 0, 1e200, 0] too (|q| overflowed to inf). Zero is still refused
+// (tests/model/invalid/zero_quaternion.yaml).
+static void test_extreme_quaternions(void) {
+  const char *text =
+      "format: tessera-model/1\nname: t\n"
+      "bodies:\n"
+      "  - {name: a, mass: 1, shape: {type: sphere, radius: 0.1}, orientation: [1e-170, 0, 0, 1e-170]}\n"
+      "  - {name: b, mass: 1, shape: {type: sphere, radius: 0.1}, orientation: [1e200, 0, 1e200, 0], position: [1, 0, "
+      "0]}\n"
+      "  - {name: c, mass: 1, shape: {type: sphere, radius: 0.1}, orientation: [0, -5e-324, 0, 0], position: [2, 0, "
+      "0]}\n"
+      "  - {name: d, mass: 1, shape: {type: sphere, radius: 0.1}, orientation: [1e-13, 1e-13, 1e-13, 1e-13],\n"
+      "     position: [3, 0, 0]}\n"
+      "  - name: e\n    mass: 1\n    position: [4, 0, 0]\n"
+      "    shape: {type: compound, parts: [{type: sphere, radius: 0.1, orientation: [0, 0, 1e-300, 0]}]}\n";
+  TsrModel mm;
+  if (load(text, NULL, 0, &mm) != 0) return;
+  const double r = sqrt(0.5);
+  TsrQuat qa = mm.bodies[0].orientation, qb = mm.bodies[1].orientation;
+  TsrQuat qc = mm.bodies[2].orientation, qd = mm.bodies[3].orientation;
+  ENSURE_NEAR(qa.w, r, 1e-15);
+  ENSURE_NEAR(qa.z, r, 1e-15);
+  ENSURE(qa.x == 0 && qa.y == 0);
+  ENSURE_NEAR(qb.w, r, 1e-15);
+  ENSURE_NEAR(qb.y, r, 1e-15);
+  ENSURE(qc.x == -1.0 && qc.w == 0 && qc.y == 0 && qc.z == 0);
+  ENSURE_NEAR(qd.w, 0.5, 1e-15);
+  ENSURE_NEAR(qd.z, 0.5, 1e-15);
+  ENSURE(mm.n_shapes == 5 && mm.shapes[4].orientation.y == 1.0);
+  tsr_model_free(&mm);
+}
+
 int main(void) {
   RUN_TEST(test_extreme_vectors);
+  RUN_TEST(test_extreme_quaternions);
   RUN_TEST(test_settings_and_materials);
   RUN_TEST(test_bodies);
   RUN_TEST(test_joints);
