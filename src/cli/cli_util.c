@@ -19,6 +19,12 @@
 #include "solvers/stop.h"
 #include "util/clock.h"
 
+const char *tsr_cli_partition_label(const TsrSettings *s, char *buf, size_t size) {
+  if (tsr_solver_substructured(s->solver.type)) return tsr_partition_label(s, buf, size);
+  snprintf(buf, size, "none");
+  return buf;
+}
+
 void tsr_cli_error(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -82,7 +82,7 @@ int tsr_cmd_check(int argc, char **argv) {
          (double)m.settings.steps * m.settings.step);
   char partitioning[64];
   printf("solver: %s, partitioning: %s\n", tsr_solver_type_name(m.settings.solver.type),
-         tsr_partition_label(&m.settings, partitioning, sizeof partitioning));
+         tsr_cli_partition_label(&m.settings, partitioning, sizeof partitioning));
   fflush(stdout);  // the summary first, then any warning (stderr)
   int overlaps = tsr_cli_warn_overlaps(&m);
   if (overlaps < 0) {

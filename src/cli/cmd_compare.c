@@ -125,11 +125,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
     return 2;
   }
   if (cond) tsr_solver_measure_cond(w.solver, 1);
-  // (a whole-system solver uses no partition: "none", as --replay's rows say)
-  if (tsr_solver_substructured((TsrSolverType)t))
-    tsr_partition_label(&model.settings, row->partition, sizeof row->partition);
-  else
-    snprintf(row->partition, sizeof row->partition, "none");
+  tsr_cli_partition_label(&model.settings, row->partition, sizeof row->partition);
   row->min_bodies = 1 << 30;
   double sum_sub = 0.0, sum_gam = 0.0;
   int *per = calloc((size_t)w.bodies.n + 1, sizeof *per);

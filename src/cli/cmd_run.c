@@ -111,7 +111,7 @@ int tsr_cmd_run(int argc, char **argv) {
     tsr_run_options_free(&o);
     return 2;
   }
-  char partitioning[64];  // "mindp" or "mindp+kl"
+  char partitioning[64];  // "mindp", "mindp+kl", "none"
   char **overrides = NULL;
   int n_overrides = tsr_run_options_overrides(&o, &overrides);
   if (n_overrides < 0) {
@@ -123,7 +123,7 @@ int tsr_cmd_run(int argc, char **argv) {
   }
   TsrRunInfo info = {
       .solver = tsr_solver_type_name(model.settings.solver.type),
-      .partitioning = tsr_partition_label(&model.settings, partitioning, sizeof partitioning),
+      .partitioning = tsr_cli_partition_label(&model.settings, partitioning, sizeof partitioning),
       .threads = omp_get_max_threads(),
       .max_coupling_iterations = tsr_world_kmax(&model, model.settings.solver.type),
       .tessera_version = TSR_VERSION,

@@ -4,6 +4,10 @@
 #ifndef TSR_COMMANDS_H
 #define TSR_COMMANDS_H
 
+#include <stddef.h>
+
+#include "model/model.h"
+
 int tsr_cmd_run(int argc, char **argv);
 int tsr_cmd_check(int argc, char **argv);
 int tsr_cmd_info(int argc, char **argv);
@@ -18,6 +22,13 @@ void tsr_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // instead of killing the process; a second one, a second or more after the
 // first, kills at once. Signals the caller ignores stay ignored.
 void tsr_cli_catch_stop_signals(void);
+
+// The partitioning a run of these settings uses, as the run file's
+// `partitioning` attribute, `check` and `compare` say it: the method (and
+// refinement, tsr_partition_label) for the solvers that substructure,
+// "none" for the whole-system solvers (direct-bpp, pgs, pgs-sm, ...), which
+// take no partition whatever settings.partitioning says.
+const char *tsr_cli_partition_label(const TsrSettings *s, char *buf, size_t size);
 
 // An output file the command will replace (a run file, --json): refused,
 // said under opt ("-o", "--json"), when it exists and is not a regular

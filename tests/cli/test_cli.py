@@ -255,6 +255,27 @@ joints:
                 none = not f["/stats/subsystems"][:].any() and not f["/stats/coupling_iterations"][:].any()
         check(none, "%s, nothing moves: /stats/subsystems and coupling_iterations 0 (%d: %s)"
               % (solver, rc, err.strip()[:100]))
+    # The `partitioning` attribute says what the run used: the method (and
+    # refinement) for the solvers that substructure, "none" for the
+    # whole-system solvers, whatever settings.partitioning says (direct-bpp
+    # and pgs runs said "semantic", or "mindp+kl" with --partition mindp
+    # --refine kl); `check` and `info` say the same.
+    pend2 = os.path.join(EXAMPLES, "pendulum.yaml")
+    for solver, want in (("direct-bpp", "none"), ("pgs", "none"), ("pgs-sm", "none"), ("schur-bpp", "mindp+kl"),
+                         ("schur-pgs-sm", "mindp+kl"), ("fbic", "mindp+kl")):
+        opts = ("--solver", solver, "--partition", "mindp", "--refine", "kl")
+        rc, _, err = run("run", pend2, "-o", kk, "--overwrite", "--quiet", "--steps", "2", *opts)
+        got = None
+        if rc in (0, 1):
+            with h5py.File(kk, "r") as f:
+                got = f.attrs["partitioning"]
+                got = got.decode() if isinstance(got, bytes) else str(got)
+        rc_c, out_c, _ = run("check", pend2, *opts)
+        rc_i, out_i, _ = run("info", kk, "--json")
+        got_i = json.loads(out_i).get("partitioning") if rc_i == 0 else None
+        check(got == want and ("partitioning: %s\n" % want) in out_c and got_i == want,
+              "%s: partitioning attribute, check and info say %r (run %d: %r, check: %r, info: %r; %s)"
+              % (solver, want, rc, got, out_c[out_c.find("partitioning"):].split("\n")[0], got_i, err.strip()[:80]))
     # A well-posed model of mass ratio 1e11 keeps |A||lambda| near 1e11 |b|
     # every step: the null-space guard (solver.c, SCHUR_CANCEL_JUMP) sends at
     # most its first step to direct-bpp (it sent all of them).
