@@ -150,6 +150,10 @@ int tsr_cmd_run(int argc, char **argv) {
     bad = 1;
   }
   if (!bad && tsr_stop_requested()) bad = 130;
+  // With --overwrite, the publish replaces an earlier file of the name: an
+  // interruption from here on leaves this run's frames there, not that
+  // file, and says so.
+  int replacing = !bad && o.overwrite && stat(o.output, &sb) == 0;
   if (!bad && tsr_run_writer_publish(writer, err, sizeof err)) {
     tsr_cli_error("%s", err);
     bad = 1;
@@ -243,13 +247,16 @@ int tsr_cmd_run(int argc, char **argv) {
   int complete = !status && !interrupted;
   // Another run given the same -o with --overwrite, or anything else, may
   // have replaced the file under its name: this run's file then reaches no
-  // one, and saying "-> FILE" and exiting 0 lost it without a word.
+  // one, and saying "-> FILE" and exiting 0 lost it without a word. That
+  // fails the run (exit 1), unless it was interrupted: the interrupt decides
+  // the status (130), as it does for a run whose file is there, so that a
+  // script stopped by Ctrl-C stops (it exited 1 and the script went on).
   int replaced = tsr_run_writer_replaced(writer);
   int closed = tsr_run_writer_close(&writer, complete);
   if (replaced) {
     tsr_cli_error("%s was replaced or removed by something else while this run wrote it: this run's output is lost",
                   o.output);
-    status = status ? status : 1;
+    if (!status && !interrupted) status = 1;
     complete = 0;
   }
   if (closed == -2) {
@@ -264,13 +271,17 @@ int tsr_cmd_run(int argc, char **argv) {
     complete = 0;
   }
   if (interrupted && !status) {
-    if (world.step > written)  // in the middle of a step, which is not written
+    const char *earlier = replacing ? " (it replaced the earlier file of that name when the run started)" : "";
+    if (replaced)  // (said above: nothing of this run is kept)
+      tsr_cli_error("interrupted at step %ld", world.step);
+    else if (world.step > written)  // in the middle of a step, which is not written
       tsr_cli_error(
-          "interrupted at step %ld, which is not written; %s holds the steps before it and their frames (complete = 0)",
-          world.step, o.output);
+          "interrupted at step %ld, which is not written; %s holds the steps before it and their frames (complete = "
+          "0)%s",
+          world.step, o.output, earlier);
     else
-      tsr_cli_error("interrupted after step %ld; %s holds the steps so far and their frames (complete = 0)", world.step,
-                    o.output);
+      tsr_cli_error("interrupted after step %ld; %s holds the steps so far and their frames (complete = 0)%s",
+                    world.step, o.output, earlier);
     status = 130;
   }
   if (vtk_failed && !status) status = 1;

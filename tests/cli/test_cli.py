@@ -545,6 +545,58 @@ joints:
     check(proc.returncode == 130 and "interrupted at step 1" in err,
           "SIGTERM sent twice at once ends the run as one does (exit %s: %s)" % (proc.returncode, err.strip()[:100]))
 
+    # Interrupted while replacing an existing file (--overwrite): the file
+    # was replaced when the run was set up (README), so it holds this run's
+    # frames, complete = 0, exit 130 as without --overwrite, and the message
+    # says the earlier file is gone (it did not); no staging file is left.
+    # Interrupted after something else replaced or removed its file: the
+    # output is lost, said, and the interrupt still decides the status, 130
+    # (it exited 1, and a script stopped by Ctrl-C went on).
+    slow_args = ["--quiet", "--solver", "pgs", "--set", "settings.solver.iterations=1000000000",
+                 "--set", "settings.solver.tolerance=1e-15", "--set", "bodies.load.mass=5e7"]
+    hang = os.path.join(EXAMPLES, "hanging_chain.yaml")
+    sigdir = os.path.join(tmp, "sig")
+    os.mkdir(sigdir)
+    for sig, other in ((signal.SIGINT, None), (signal.SIGTERM, None), (signal.SIGINT, "remove"),
+                       (signal.SIGTERM, "replace")):
+        target = os.path.join(sigdir, "old.h5")
+        rc, _, err = run("run", pend, "-o", target, "--steps", "3", "--quiet", "--overwrite")
+        old_ino = os.stat(target).st_ino
+        proc = subprocess.Popen([TESSERA, "run", hang, "-o", target, "--overwrite", *slow_args],
+                                stderr=subprocess.PIPE, text=True)
+        t0 = time.monotonic()
+        while os.stat(target).st_ino == old_ino and proc.poll() is None and time.monotonic() - t0 < 60:
+            time.sleep(0.02)
+        time.sleep(0.3)  # (inside its first step, which takes over 100 s)
+        if other == "remove":
+            os.remove(target)
+        elif other == "replace":
+            rc, _, _ = run("run", pend, "-o", target, "--steps", "3", "--quiet", "--overwrite")
+        proc.send_signal(sig)
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+        left = sorted(os.listdir(sigdir))
+        model = complete = frames = None
+        if os.path.exists(target):
+            with h5py.File(target, "r") as f:
+                model, complete, frames = f.attrs["model_name"], int(f.attrs["complete"]), f["/frames/time"].shape[0]
+                model = model.decode() if isinstance(model, bytes) else str(model)
+        if other is None:
+            ok = ("interrupted at step 1, which is not written" in err and "replaced the earlier file" in err
+                  and "lost" not in err and (model, complete, frames) == ("hanging_chain", 0, 1) and left == ["old.h5"])
+        else:
+            ok = ("output is lost" in err and "holds" not in err and "interrupted at step 1" in err
+                  and left == ([] if other == "remove" else ["old.h5"])
+                  and (other == "remove" or (model, complete) == ("pendulum", 1)))
+        check(proc.returncode == 130 and ok,
+              "%s while replacing a file%s: exit 130, %s (exit %s, %s, %s: %s)"
+              % (signal.Signals(sig).name, "" if other is None else ", after something else %sd it" % other,
+                 "this run's frames, complete = 0, said" if other is None else "its output said lost",
+                 proc.returncode, (model, complete, frames), left, err.strip()[:240]))
+
     # A step whose impulses are not finite was not solved, whatever the
     # bounds' comparisons say: its statistics say converged = 0 and an
     # infinite error (they said 1 and 0).
