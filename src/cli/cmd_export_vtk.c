@@ -130,7 +130,10 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
   if (!pr.p.quiet) o.progress = frame_done, o.progress_ctx = &pr;
   int rc = tsr_vtk_export(run, dir, &o, &res, err, sizeof err);
   tsr_cli_progress_end(&pr.p, rc == 0);
-  if (rc) {
+  if (rc == TSR_VTK_RUN_FILE_INVALID) {  // "RUNFILE: error: DATASET: WHAT", whole; nothing of a series left
+    fprintf(stderr, "%s\n", err);
+    return 2;
+  } else if (rc) {
     tsr_cli_error("%s", err);
     // 2: the run file cannot be read (bad input); a folder that cannot be
     // written is a failure of the export (1), as for run

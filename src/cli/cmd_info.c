@@ -145,7 +145,11 @@ int tsr_cmd_info(int argc, char **argv) {
   }
   TsrRunSummary s;
   char err[512];
-  if (tsr_run_file_summary(path, &s, err, sizeof err)) {
+  int rc = tsr_run_file_summary(path, &s, err, sizeof err);
+  if (rc == TSR_RUN_FILE_INVALID) {  // "RUNFILE: error: DATASET: WHAT", whole
+    fprintf(stderr, "%s\n", err);
+    return 2;
+  } else if (rc) {
     tsr_cli_error("%s", err);
     return 2;
   }

@@ -152,6 +152,21 @@ const char *tsr_run_summary_override(const TsrRunSummary *s, int k);
 // closing library" after our own error message.
 void tsr_run_file_library_init(void);
 
+// A run file whose content breaks OUTPUT.md's contract: a dataset whose
+// length disagrees with the others in a file marked complete, offsets that
+// do not start at 0, decrease or point past the data, a non-finite pose, a
+// body index out of range, ... Its readers (the summary, the VTK export)
+// return TSR_RUN_FILE_INVALID with err = "RUNFILE: error: DATASET: WHAT", a
+// line the CLI prints as it is (the model loader's "FILE:LINE:COL: error:
+// ..." for run files).
+#define TSR_RUN_FILE_INVALID (-5)
+
+// 0; -1 when the file cannot be read (err: "PATH: why"); -5
+// (TSR_RUN_FILE_INVALID) when its datasets break OUTPUT.md's contract in a
+// way the summary would repeat as figures (lengths that disagree in a
+// complete file, offsets out of order or past the data, /frames/time or
+// /frames/step out of order): err is then a whole line, "PATH: error:
+// DATASET: WHAT", to print as it is.
 int tsr_run_file_summary(const char *path, TsrRunSummary *s, char *err, int errlen);
 
 #endif

@@ -12,6 +12,11 @@ hid_t tsr_run_file_str_type(void);
 // printf into err (size errlen) when err is not NULL.
 void tsr_run_file_set_err(char *err, int errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+// err = "PATH: error: DATASET: WHAT" (TSR_RUN_FILE_INVALID, run_file.h);
+// returns TSR_RUN_FILE_INVALID.
+int tsr_run_file_invalid(char *err, int errlen, const char *path, const char *dataset, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 // Opens a run file for reading: SWMR read first (a file being written, or
 // killed while in SWMR write mode, opens only so), then plain read-only (HDF5
 // files of older formats). Call inside H5E_BEGIN_TRY. < 0 when neither opens.

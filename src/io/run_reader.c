@@ -156,6 +156,75 @@ static void *read_1d(hid_t file, const char *path, hid_t mtype, size_t count) {
   return buf;
 }
 
+int tsr_run_file_invalid(char *err, int errlen, const char *path, const char *dataset, const char *fmt, ...) {
+  if (err && errlen > 0) {
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(err, (size_t)errlen, "%s: error: %s: %s", path, dataset, what);
+  }
+  return TSR_RUN_FILE_INVALID;
+}
+
+// In a file marked complete (every frame, row and step of the run written
+// and closed), the datasets of one axis have one length; a killed or live
+// file may hold one spill in some of them and not in others, and is read to
+// the shortest. The length most of `names` have goes to *common; the first
+// of them that differs from it is named (TSR_RUN_FILE_INVALID).
+static int same_lengths(hid_t f, const char *const *names, size_t count, const char *unit, const char *path, char *err,
+                        int errlen, long *common) {
+  long len[32];
+  int best = 0, best_n = 0;
+  for (size_t i = 0; i < count && i < 32; i++) len[i] = ds_len(f, names[i]);
+  for (size_t i = 0; i < count && i < 32; i++) {
+    int k = 0;
+    for (size_t j = 0; j < count && j < 32; j++) k += len[j] == len[i];
+    if (k > best_n) best = (int)i, best_n = k;
+  }
+  *common = len[best];
+  for (size_t i = 0; i < count && i < 32; i++)
+    if (len[i] != len[best])
+      return tsr_run_file_invalid(err, errlen, path, names[i],
+                                  "%ld %s, where %s and the other datasets of its axis have %ld (the file is marked "
+                                  "complete)",
+                                  len[i], unit, names[best], len[best]);
+  return 0;
+}
+
+// The first T + 1 entries of an offset dataset: 0 first, never decreasing;
+// in a complete file, the datasets of its group have one length and the
+// last entry is that length; in any file, it is within the shortest of them
+// (which reached the disk first in a killed file: rows are written before
+// their offsets).
+// 0, or TSR_RUN_FILE_INVALID.
+static int check_offsets(hid_t f, const int64_t *off, long T, const char *name, const char *const *group, size_t count,
+                         const char *what, int complete, const char *path, char *err, int errlen) {
+  if (off[0] != 0) return tsr_run_file_invalid(err, errlen, path, name, "starts at %lld, not 0", (long long)off[0]);
+  for (long t = 1; t <= T; t++)
+    if (off[t] < off[t - 1])
+      return tsr_run_file_invalid(err, errlen, path, name,
+                                  "entry %ld (%lld) is less than entry %ld (%lld): offsets never decrease", t,
+                                  (long long)off[t], t - 1, (long long)off[t - 1]);
+  long data = -1, common;
+  int bad = complete ? same_lengths(f, group, count, what, path, err, errlen, &common) : 0;
+  if (bad) return bad;
+  if (complete && off[T] != common)
+    return tsr_run_file_invalid(err, errlen, path, name,
+                                "entry %ld (%lld) ends the last frame, but %ld %s are stored (the file is marked "
+                                "complete)",
+                                T, (long long)off[T], common, what);
+  for (size_t i = 0; i < count; i++) {
+    long n = ds_len(f, group[i]);
+    if (data < 0 || n < data) data = n;
+  }
+  if (off[T] > data)
+    return tsr_run_file_invalid(err, errlen, path, name, "entry %ld (%lld) is past the %ld %s stored", T,
+                                (long long)off[T], data, what);
+  return 0;
+}
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -181,6 +250,10 @@ static void stats3(const double *v, size_t n, double scale, double *mean, double
 
 static const char *const frame_sets[] = {"/frames/time",        "/frames/step",     "/bodies/position",
                                          "/bodies/orientation", "/bodies/velocity", "/bodies/subsystem"};
+static const char *const row_sets[] = {"/constraints/type",    "/constraints/source",    "/constraints/body",
+                                       "/constraints/impulse", "/constraints/index_set", "/constraints/subsystem"};
+static const char *const contact_sets[] = {"/contacts/body", "/contacts/point", "/contacts/normal", "/contacts/depth",
+                                           "/contacts/impulse"};
 static const char *const stat_sets[] = {
     "/stats/step_seconds",        "/stats/collide_seconds",   "/stats/partition_seconds", "/stats/solve_seconds",
     "/stats/coupling_iterations", "/stats/solver_iterations", "/stats/converged",         "/stats/mlcp_error",
@@ -270,6 +343,9 @@ static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int
   read_overrides(f, s);
 
   // Frames: the shortest per-frame dataset, and offsets need T+1 entries.
+  // A file marked complete has every dataset of an axis at one length; a
+  // killed or live one is read to the shortest (see the file comment).
+  int complete = s->complete == 1, bad = 0;
   long T = shortest(f, frame_sets, sizeof frame_sets / sizeof frame_sets[0], path, err, errlen);
   if (T < 0) return -1;
   long coff_n = ds_len(f, "/constraints/offset"), koff_n = ds_len(f, "/contacts/offset");
@@ -277,20 +353,69 @@ static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int
     tsr_run_file_set_err(err, errlen, "%s: run file lacks /constraints/offset or /contacts/offset", path);
     return -1;
   }
+  if (complete) {
+    long T0;
+    if ((bad = same_lengths(f, frame_sets, sizeof frame_sets / sizeof frame_sets[0], "frames", path, err, errlen, &T0)))
+      return bad;
+    if (coff_n != T0 + 1 || koff_n != T0 + 1)
+      return tsr_run_file_invalid(err, errlen, path, coff_n != T0 + 1 ? "/constraints/offset" : "/contacts/offset",
+                                  "%ld entries, but the frame datasets have %ld frames: expected %ld (the file is "
+                                  "marked complete)",
+                                  coff_n != T0 + 1 ? coff_n : koff_n, T0, T0 + 1);
+  }
   if (coff_n - 1 < T) T = coff_n - 1;
   if (koff_n - 1 < T) T = koff_n - 1;
   s->frames = T;
+  if (shortest(f, row_sets, sizeof row_sets / sizeof row_sets[0], path, err, errlen) < 0 ||
+      shortest(f, contact_sets, sizeof contact_sets / sizeof contact_sets[0], path, err, errlen) < 0)
+    return -1;
   int64_t *coff = read_1d(f, "/constraints/offset", H5T_NATIVE_INT64, (size_t)T + 1);
   int64_t *koff = read_1d(f, "/contacts/offset", H5T_NATIVE_INT64, (size_t)T + 1);
-  if (coff && koff) {
+  double *time = read_1d(f, "/frames/time", H5T_NATIVE_DOUBLE, (size_t)T);
+  int64_t *step = read_1d(f, "/frames/step", H5T_NATIVE_INT64, (size_t)T);
+  if (!coff || !koff || !time || !step) {
+    tsr_run_file_set_err(err, errlen, "%s: cannot read /frames or the offsets (the file is damaged)", path);
+    bad = -1;
+  }
+  if (!bad)
+    bad = check_offsets(f, coff, T, "/constraints/offset", row_sets, sizeof row_sets / sizeof row_sets[0], "rows",
+                        complete, path, err, errlen);
+  if (!bad)
+    bad = check_offsets(f, koff, T, "/contacts/offset", contact_sets, sizeof contact_sets / sizeof contact_sets[0],
+                        "contacts", complete, path, err, errlen);
+  // Frame k is the state after a later step than frame k - 1, at a later
+  // (or, for a step of 0 s, the same) time.
+  for (long t = 0; !bad && t < T; t++) {
+    if (!isfinite(time[t]))
+      bad = tsr_run_file_invalid(err, errlen, path, "/frames/time", "frame %ld: time %g is not finite", t, time[t]);
+    else if (t > 0 && time[t] < time[t - 1])
+      bad = tsr_run_file_invalid(err, errlen, path, "/frames/time", "frame %ld: time %.17g is before frame %ld's %.17g",
+                                 t, time[t], t - 1, time[t - 1]);
+    else if (step[t] < 0)
+      bad = tsr_run_file_invalid(err, errlen, path, "/frames/step", "frame %ld: step %lld is negative", t,
+                                 (long long)step[t]);
+    else if (t > 0 && step[t] <= step[t - 1])
+      bad = tsr_run_file_invalid(err, errlen, path, "/frames/step",
+                                 "frame %ld: step %lld does not follow frame %ld's %lld", t, (long long)step[t], t - 1,
+                                 (long long)step[t - 1]);
+  }
+  if (!bad) {
     s->constraint_rows = (long)coff[T];
     s->contacts = (long)koff[T];
   }
-  free(coff);
-  free(koff);
+  long last_step = !bad && T > 0 ? (long)step[T - 1] : 0;
+  free(coff), free(koff), free(time), free(step);
+  if (bad) return bad;
 
-  long S = shortest(f, stat_sets, sizeof stat_sets / sizeof stat_sets[0], path, err, errlen);
+  long S = shortest(f, stat_sets, sizeof stat_sets / sizeof stat_sets[0], path, err, errlen), S0;
   if (S < 0) return -1;
+  if (complete &&
+      (bad = same_lengths(f, stat_sets, sizeof stat_sets / sizeof stat_sets[0], "steps", path, err, errlen, &S0)))
+    return bad;
+  if (complete && last_step > S)
+    return tsr_run_file_invalid(err, errlen, path, "/frames/step",
+                                "the last frame is step %ld, but /stats holds %ld steps (the file is marked complete)",
+                                last_step, S);
   s->steps = S;
   size_t n = (size_t)S;
   double *solve = read_1d(f, "/stats/solve_seconds", H5T_NATIVE_DOUBLE, n);

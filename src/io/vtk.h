@@ -86,11 +86,16 @@ typedef struct {
 
 // 0 OK; -1 when the run file cannot be read (err says why; `tessera` exits 2);
 // -2 when DIR cannot be made (`tessera` exits 2); -3 when o->stop asked to
-// stop; -4 when a piece or .pvd could not be written (exit 1). The
+// stop; -4 when a piece or .pvd could not be written (exit 1);
+// TSR_VTK_RUN_FILE_INVALID when what it reads breaks OUTPUT.md's contract
+// (run_file.h, TSR_RUN_FILE_INVALID: err is a whole line, "RUNFILE: error:
+// DATASET: WHAT"; exit 2), found before any piece is written, or, for the
+// values of a frame, when that frame is read: no .pvd is written then. The
 // .pvd files of an earlier export of the same name are removed with its
 // pieces before any is written, and the new ones written last: a folder
 // left by an export that failed or was stopped has no .pvd naming pieces
 // it lacks.
+#define TSR_VTK_RUN_FILE_INVALID TSR_RUN_FILE_INVALID
 int tsr_vtk_export(const char *run_path, const char *dir, const TsrVtkExportOptions *o, TsrVtkExportResult *res,
                    char *err, int errlen);
 

@@ -114,6 +114,12 @@ typedef struct {
   int n;                // bodies
   long rows, contacts;  // entries that reached the disk, all row (contact) datasets
   int tangents;         // /contacts/tangent1 and tangent2 exist
+  // What a frame's values are checked against (frame_check).
+  const char *path;
+  long frames;           // T
+  long joints;           // /model/joint_names
+  int complete;          // the run ended normally
+  int contacts_written;  // settings.output.contacts (contact rows then name a contact of their frame)
 } RunSets;
 
 // One frame read from the file; arrays grow as needed (one per thread).
@@ -127,7 +133,102 @@ typedef struct {
 
 #define GROW(p, n, sz) ((p) = realloc((p), ((size_t)(n) + 1) * (sz)))
 
-static int frame_read(const RunSets *s, const int64_t *coff, const int64_t *koff, long i, FrameBuf *b) {
+// A quaternion or a normal is unit to this (the writer normalises both;
+// schemas/check_run_file.py allows the same).
+#define UNIT_TOL 1e-6
+
+static int finite_n(const double *v, int k) {
+  for (int j = 0; j < k; j++)
+    if (!isfinite(v[j])) return 0;
+  return 1;
+}
+
+static int unit_n(const double *v, int k) {
+  double s = 0;
+  for (int j = 0; j < k; j++) s += v[j] * v[j];
+  return fabs(sqrt(s) - 1.0) <= UNIT_TOL;
+}
+
+// The values of frame i that its pieces show, against OUTPUT.md: positions
+// and velocities finite and orientations unit quaternions (in every frame
+// but the last of a run that did not finish: a diverged step is written,
+// non-finite, to show what diverged), subsystems -1 or more, rows of a known
+// type and index set whose source names a joint of the model or a contact
+// of the frame, contacts between bodies of the model (or -1, the world) with
+// finite values and a unit normal. Before, such a frame was exported as it
+// was (a zero quaternion as a body collapsed to a point, a contact of body
+// 99 as cell data), exit 0. 0, or TSR_RUN_FILE_INVALID with err.
+static int frame_check(const RunSets *s, long i, const int64_t *coff, const int64_t *koff, const FrameBuf *b, char *err,
+                       int errlen) {
+  const TsrFrame *f = &b->f;
+  const char *p = s->path;
+  int diverged = !s->complete && i == s->frames - 1;  // (may hold the non-finite state that stopped the run)
+  long r0 = (long)coff[i], k0 = (long)koff[i];
+  for (int k = 0; k < f->n_bodies; k++) {
+    const double *x = &f->position[3 * k], *q = &f->orientation[4 * k], *v = &f->velocity[6 * k];
+    if (!diverged && !finite_n(x, 3))
+      return tsr_run_file_invalid(err, errlen, p, "/bodies/position", "frame %ld, body %d: (%g, %g, %g) is not finite",
+                                  i, k, x[0], x[1], x[2]);
+    if (!diverged && !finite_n(v, 6))
+      return tsr_run_file_invalid(err, errlen, p, "/bodies/velocity", "frame %ld, body %d: not finite", i, k);
+    if (!diverged && !(finite_n(q, 4) && unit_n(q, 4)))
+      return tsr_run_file_invalid(err, errlen, p, "/bodies/orientation",
+                                  "frame %ld, body %d: [%g, %g, %g, %g] is not a unit quaternion (norm %g)", i, k, q[0],
+                                  q[1], q[2], q[3], sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]));
+    if (f->body_subsystem[k] < -1)
+      return tsr_run_file_invalid(err, errlen, p, "/bodies/subsystem", "frame %ld, body %d: subsystem %d (-1 or more)",
+                                  i, k, (int)f->body_subsystem[k]);
+  }
+  for (int r = 0; r < f->n_rows; r++) {
+    int type = f->row_type[r], src = f->row_source[r], idx = f->row_index_set[r];
+    long row = r0 + r;
+    if (type < 0 || type > 4)
+      return tsr_run_file_invalid(err, errlen, p, "/constraints/type", "row %ld (frame %ld): type %d, not 0..4", row, i,
+                                  type);
+    if (idx < -1 || idx > 1)
+      return tsr_run_file_invalid(err, errlen, p, "/constraints/index_set", "row %ld (frame %ld): %d, not -1, 0 or 1",
+                                  row, i, idx);
+    if (f->row_subsystem[r] < -1)
+      return tsr_run_file_invalid(err, errlen, p, "/constraints/subsystem", "row %ld (frame %ld): %d (-1 or more)", row,
+                                  i, (int)f->row_subsystem[r]);
+    int contact = type == 1 || type == 2;
+    if (contact && s->contacts_written && (src < 0 || src >= f->n_contacts))
+      return tsr_run_file_invalid(err, errlen, p, "/constraints/source",
+                                  "row %ld (frame %ld): a contact row names contact %d of the frame's %d", row, i, src,
+                                  f->n_contacts);
+    if (!contact && (src < 0 || src >= s->joints))
+      return tsr_run_file_invalid(err, errlen, p, "/constraints/source",
+                                  "row %ld (frame %ld): a joint row names joint %d of the model's %ld", row, i, src,
+                                  s->joints);
+  }
+  for (int c = 0; c < f->n_contacts; c++) {
+    long k = k0 + c;
+    for (int e = 0; e < 2; e++) {
+      int body = f->contact_body[2 * c + e];
+      if (body < -1 || body >= f->n_bodies)
+        return tsr_run_file_invalid(err, errlen, p, "/contacts/body",
+                                    "contact %ld (frame %ld): body %d, not -1 (the world) or one of the %d bodies", k,
+                                    i, body, f->n_bodies);
+    }
+    if (diverged) continue;
+    const double *n = &f->contact_normal[3 * c];
+    if (!finite_n(n, 3) || !unit_n(n, 3))
+      return tsr_run_file_invalid(err, errlen, p, "/contacts/normal",
+                                  "contact %ld (frame %ld): (%g, %g, %g) is not a unit vector", k, i, n[0], n[1], n[2]);
+    if (!finite_n(&f->contact_point[3 * c], 3))
+      return tsr_run_file_invalid(err, errlen, p, "/contacts/point", "contact %ld (frame %ld): not finite", k, i);
+    if (!finite_n(&f->contact_depth[c], 1))
+      return tsr_run_file_invalid(err, errlen, p, "/contacts/depth", "contact %ld (frame %ld): not finite", k, i);
+    if (!finite_n(&f->contact_impulse[3 * c], 3))
+      return tsr_run_file_invalid(err, errlen, p, "/contacts/impulse", "contact %ld (frame %ld): not finite", k, i);
+  }
+  return 0;
+}
+
+// Reads frame i into b and checks it (frame_check): 0, -1 when it cannot
+// be read, TSR_RUN_FILE_INVALID (err) when its values break the contract.
+static int frame_read(const RunSets *s, const int64_t *coff, const int64_t *koff, long i, FrameBuf *b, char *err,
+                      int errlen) {
   int n = s->n;
   if (!b->pos) {
     if (!GROW(b->pos, 3 * n, 8) || !GROW(b->ori, 4 * n, 8) || !GROW(b->vel, 6 * n, 8) || !GROW(b->sub, n, 4)) return -1;
@@ -189,7 +290,7 @@ static int frame_read(const RunSets *s, const int64_t *coff, const int64_t *koff
                     .contact_normal = b->kn,
                     .contact_depth = b->kdepth,
                     .contact_impulse = b->kimp};
-  return rc ? -1 : 0;
+  return rc ? -1 : frame_check(s, i, coff, koff, b, err, errlen);
 }
 
 static void frame_buf_free(FrameBuf *b) {
@@ -274,18 +375,27 @@ static int build_scene(hid_t f, const char *path, const RunSets *s, int segments
   for (long g = 0; g < G; g++) {
     // (a shape of an unknown type or body was skipped without a word, and a
     // model left without any exported bodies of no geometry, exit 0)
-    if (type[g] < 0 || type[g] > TSR_SHAPE_PLANE || body[g] < 0 || body[g] >= s->n) {
-      snprintf(err, (size_t)errlen,
-               "%s: /model shape %ld has type %d and body %d, not a shape of this model (damaged "
-               "file?)",
-               path, g, (int)type[g], (int)body[g]);
+    const double *p = &pose[7 * g];
+    if (type[g] < 0 || type[g] > TSR_SHAPE_PLANE) {
+      rc =
+          tsr_run_file_invalid(err, errlen, path, "/model/shape_type", "shape %ld: type %d, not 0..4", g, (int)type[g]);
+      goto done;
+    } else if (body[g] < 0 || body[g] >= s->n) {
+      rc = tsr_run_file_invalid(err, errlen, path, "/model/shape_body", "shape %ld: body %d, not one of the %d bodies",
+                                g, (int)body[g], s->n);
+      goto done;
+    } else if (!finite_n(&params[4 * g], 4)) {
+      rc = tsr_run_file_invalid(err, errlen, path, "/model/shape_params", "shape %ld: not finite", g);
+      goto done;
+    } else if (!finite_n(p, 7) || !unit_n(p + 3, 4)) {
+      rc = tsr_run_file_invalid(err, errlen, path, "/model/shape_pose",
+                                "shape %ld: not finite, or its quaternion (columns 3..6) not unit", g);
       goto done;
     }
     TsrShapeDef *d = &shapes[g];
     d->body = body[g];
     d->type = (TsrShapeType)type[g];
     memcpy(d->params, &params[4 * g], sizeof d->params);
-    const double *p = &pose[7 * g];
     d->position = tsr_v3(p[0], p[1], p[2]);
     d->orientation = tsr_q_normalize((TsrQuat){p[3], p[4], p[5], p[6]});
   }
@@ -373,17 +483,36 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
     goto done;
   }
   s.n = sum->n_bodies;
-  if (s.d[D_POS].row != 3 * (hsize_t)s.n || s.d[D_ORI].row != 4 * (hsize_t)s.n || s.d[D_VEL].row != 6 * (hsize_t)s.n ||
-      s.d[D_SUB].row != (hsize_t)s.n) {
-    snprintf(err, (size_t)errlen, "%s: /bodies datasets do not match the %d bodies of /model/body_names", run_path,
-             s.n);
-    goto done;
+  s.path = run_path;
+  s.frames = T;
+  s.complete = sum->complete == 1;
+  {
+    Ds jn;
+    ds_open(f, "/model/joint_names", &jn);
+    s.joints = jn.len > 0 ? jn.len : 0;
+    ds_close(&jn);
+    int32_t oc = 1;  // (added after format 1's first files: missing means written)
+    if (H5Aexists(f, "output_contacts") > 0) {
+      hid_t a = H5Aopen(f, "output_contacts", H5P_DEFAULT);
+      if (a < 0 || H5Aread(a, H5T_NATIVE_INT32, &oc) < 0) oc = 1;
+      if (a >= 0) H5Aclose(a);
+    }
+    s.contacts_written = oc != 0;
+  }
+  for (int k = D_POS; k <= D_SUB; k++) {
+    hsize_t per = (hsize_t)(k == D_POS ? 3 : k == D_ORI ? 4 : k == D_VEL ? 6 : 1);
+    if (s.d[k].row != per * (hsize_t)s.n) {
+      rc = tsr_run_file_invalid(err, errlen, run_path, ds_paths[k],
+                                "%llu values per frame, not %llu for the %d bodies of /model/body_names",
+                                (unsigned long long)s.d[k].row, (unsigned long long)(per * (hsize_t)s.n), s.n);
+      goto done;
+    }
   }
   for (int k = 0; k < D_KT1; k++)
     if (ds_width[k] && s.d[k].row != ds_width[k]) {
-      snprintf(err, (size_t)errlen, "%s: %s has %llu values per %s, not %llu (damaged or foreign run file)", run_path,
-               ds_paths[k], (unsigned long long)s.d[k].row, k == D_TIME ? "frame" : "entry",
-               (unsigned long long)ds_width[k]);
+      rc = tsr_run_file_invalid(err, errlen, run_path, ds_paths[k], "%llu values per %s, not %llu",
+                                (unsigned long long)s.d[k].row, k == D_TIME ? "frame" : "entry",
+                                (unsigned long long)ds_width[k]);
       goto done;
     }
   s.rows = s.d[D_RTYPE].len;
@@ -408,12 +537,25 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
     snprintf(err, (size_t)errlen, "%s: cannot read /frames/time or the offsets (damaged file?)", run_path);
     goto done;
   }
+  // (the summary checked the offsets against the datasets it knows; the
+  // tangents are the export's own)
+  if (coff[T] > s.rows || koff[T] > s.contacts) {
+    rc = tsr_run_file_invalid(err, errlen, run_path, coff[T] > s.rows ? "/constraints/offset" : "/contacts/offset",
+                              "entry %ld (%lld) is past the %ld %s stored", T,
+                              (long long)(coff[T] > s.rows ? coff[T] : koff[T]), coff[T] > s.rows ? s.rows : s.contacts,
+                              coff[T] > s.rows ? "rows" : "contacts");
+    goto done;
+  }
   long every = o && o->every > 0 ? o->every : 1;
   double t0 = o ? o->t_from : -INFINITY, t1 = o ? o->t_to : INFINITY;
   long nsel = 0;
   for (long i = 0; i < T; i++)
     if (i % every == 0 && times[i] >= t0 && times[i] <= t1) sel[nsel++] = i;
-  if (build_scene(f, run_path, &s, o ? o->segments : 0, &scene, res, err, errlen)) goto done;
+  int sc = build_scene(f, run_path, &s, o ? o->segments : 0, &scene, res, err, errlen);
+  if (sc) {
+    rc = sc == TSR_RUN_FILE_INVALID ? sc : -1;
+    goto done;
+  }
 
   // Output directories.
   char name[256];
@@ -467,9 +609,10 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
         continue;
       }
       int r;
+      char rerr[1024] = "";
 #pragma omp critical(tsr_vtk_hdf5)
       {
-        H5E_BEGIN_TRY { r = frame_read(&s, coff, koff, sel[k], &fb); }
+        H5E_BEGIN_TRY { r = frame_read(&s, coff, koff, sel[k], &fb, rerr, sizeof rerr); }
         H5E_END_TRY;
       }
       const char *what = "cannot read frame";
@@ -498,12 +641,14 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
         int en = errno;
 #pragma omp critical(tsr_vtk_err)
         if (!failed) {
-          if (r)
+          if (r == TSR_RUN_FILE_INVALID)
+            snprintf(ferr, sizeof ferr, "%s", rerr);
+          else if (r)
             snprintf(ferr, sizeof ferr, "%s: %s %ld (damaged file?)", run_path, what, sel[k]);
           else
             snprintf(ferr, sizeof ferr, "%s: %s: %s", path, what, strerror(en ? en : EIO));
 #pragma omp atomic write
-          failed = r ? -1 : -4;
+          failed = r == TSR_RUN_FILE_INVALID ? r : r ? -1 : -4;
         }
       }
     }
@@ -545,7 +690,8 @@ int tsr_vtk_export(const char *run_path, const char *dir, const TsrVtkExportOpti
   memset(res, 0, sizeof *res);
   if (err && errlen > 0) err[0] = '\0';
   TsrRunSummary sum;
-  if (tsr_run_file_summary(run_path, &sum, err, errlen)) return -1;
+  int sr = tsr_run_file_summary(run_path, &sum, err, errlen);
+  if (sr) return sr == TSR_RUN_FILE_INVALID ? sr : -1;
   res->frames_in_file = sum.frames;
   res->complete = sum.complete;
   int rc = -1;

@@ -172,15 +172,18 @@ check("not a directory" in p.stderr, f"refuses a non-directory: {p.stderr!r}")
 # Damaged or foreign run files: exit 2, said. A dataset of another width than
 # OUTPUT.md's (read count x width into buffers sized for the layout: a heap
 # overflow, SIGSEGV), a shape of no known type or body (skipped without a
-# word, exit 0), a file of no frame (empty .pvd files, exit 0).
-def damaged(what, edit):
+# word, exit 0), a file of no frame (empty .pvd files, exit 0). What breaks
+# OUTPUT.md's contract is said as "RUNFILE: error: DATASET: WHAT"
+# (test_corrupt.py has the rest); what HDF5 cannot read as "tessera: error:".
+def damaged(what, edit, dataset=None):
     bad = os.path.join(tmp, "damaged.h5")
     shutil.copy(run, bad)
     with h5py.File(bad, "r+") as f:
         edit(f)
     p = tessera("export-vtk", bad, "-o", os.path.join(tmp, "damaged_out"))
-    check(p.returncode == 2 and p.stderr.startswith("tessera: error: ")
-          and ("damaged" in p.stderr or "no frame" in p.stderr), f"{what}: exit {p.returncode}, stderr {p.stderr[-160:]!r}")
+    said = (p.stderr.startswith(f"{bad}: error: {dataset}: ") if dataset else
+            p.stderr.startswith("tessera: error: ") and ("damaged" in p.stderr or "no frame" in p.stderr))
+    check(p.returncode == 2 and said, f"{what}: exit {p.returncode}, stderr {p.stderr[-160:]!r}")
 
 
 def widen(name):
@@ -191,8 +194,10 @@ def widen(name):
     return edit
 
 
-for name in ("frames/time", "constraints/offset", "constraints/type", "contacts/body", "contacts/depth"):
+for name in ("frames/time", "constraints/offset"):
     damaged(f"/{name} with a second value per entry", widen(name))
+for name in ("constraints/type", "contacts/body", "contacts/depth"):
+    damaged(f"/{name} with a second value per entry", widen(name), "/" + name)
 
 
 def set_first(name, value):
@@ -203,8 +208,8 @@ def set_first(name, value):
     return edit
 
 
-damaged("a shape of type 7", set_first("model/shape_type", 7))
-damaged("a shape of body 99999", set_first("model/shape_body", 99999))
+damaged("a shape of type 7", set_first("model/shape_type", 7), "/model/shape_type")
+damaged("a shape of body 99999", set_first("model/shape_body", 99999), "/model/shape_body")
 
 
 def no_frames(f):
