@@ -39,6 +39,7 @@ typedef struct {
   double depth;      // penetration at detection, m (< 0: separated, within the margin)
   TsrVec3 local[2];  // the point in each body's frame (for matching)
   int match;         // contact of the previous step this one continues, or -1
+  int solved;        // after tsr_contact_recollide: the contact of the step's first solve it is, or -1
   // filled by tsr_contact_build_rows
   TsrVec3 t1, t2;                        // tangent basis, t2 = normal x t1
   double friction, compliance, damping;  // combined material (rows.c)
@@ -64,6 +65,10 @@ typedef struct {
   TsrContact *c;
   int n_prev, cap_prev;  // the previous step's contacts
   TsrContact *prev;
+  int n_first, cap_first;  // this step's contacts as first solved, when tsr_contact_recollide ran
+  TsrContact *first;
+  int cap_fresh;  // scratch of tsr_contact_recollide: its own detection
+  TsrContact *fresh;
   int n_materials;
   TsrContactMaterial *material;  // [n_materials^2], combined per pair (rows.c)
   double *shape_size;            // [n_shapes] smallest dimension of each shape (plane: INFINITY)
@@ -100,6 +105,25 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
 // tangent basis and clamped to the new bounds; unmatched contacts start at 0,
 // free when approaching, else at the lower bound (match.c).
 void tsr_contact_warm_start(const TsrContacts *cs, const TsrRowSet *rows, double *lambda, int8_t *index_set);
+
+// Struck bodies (recollide.c). A body struck within the step (a light box
+// under a landing rock, a cylinder spun up by a falling capsule) leaves it
+// at a velocity v+ that carries it farther than the reach its contacts were
+// detected with (collide.c sweep_margin: from the velocity at the start of
+// the step), into shapes it has no contact with.
+// tsr_contact_struck: how many moving shapes would reach, at v_new [6n],
+// farther than this step's detections covered, by more than tol (m).
+// tsr_contact_recollide: detects again at the same poses with b_plus (the
+// bodies with their velocities set to v+) and adds to this step's contacts
+// those it finds that they do not have (no contact of the same shape pair
+// within the matching radius of match.c); the set is matched to the
+// previous step's again, and each contact's `solved` names the contact of
+// the first set it is (cs->first), or -1. 0, or -1 as tsr_contact_collide.
+// tsr_contact_warm_start_solved: as tsr_contact_warm_start, but from the
+// first solve (cs->first), for solving the step again.
+int tsr_contact_struck(const TsrContacts *cs, const TsrModel *m, const TsrBodies *b, const double *v_new, double tol);
+int tsr_contact_recollide(TsrContacts *cs, const TsrModel *m, const TsrBodies *b_plus);
+void tsr_contact_warm_start_solved(const TsrContacts *cs, const TsrRowSet *rows, double *lambda, int8_t *index_set);
 
 // Stores the solved impulses (and index sets) of the contact rows.
 void tsr_contact_store(TsrContacts *cs, const double *lambda, const int8_t *index_set);

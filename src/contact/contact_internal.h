@@ -17,6 +17,15 @@ int tsr_contact_detect(TsrContacts *cs, const TsrModel *m, const TsrBodies *b);
 // 1 when the last detection was refused: too many shapes share one place.
 int tsr_contact_collider_crowded(const TsrCollider *c);
 const char *tsr_contact_collider_error(const TsrCollider *c);
+// The reach each shape was detected with against every other (its own
+// speculative inflation, sweep_margin's, at b's velocities): set from the
+// last detection (first), or raised to it (a detection again within the
+// step: recollide.c).
+void tsr_contact_collider_cover(TsrCollider *c, const TsrModel *m, const TsrBodies *b, int first);
+// How many moving shapes would reach farther than they were detected with,
+// by more than tol (m), at the velocities v6 [6n] (tsr_contact_struck).
+int tsr_contact_collider_struck(const TsrCollider *c, const TsrModel *m, const TsrBodies *b, const double *v6,
+                                double tol);
 
 // match.c: sets c[i].match against cs->prev.
 int tsr_contact_match(TsrContacts *cs);

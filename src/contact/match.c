@@ -75,6 +75,8 @@ void tsr_contact_free(TsrContacts *cs) {
   free(cs->material);
   free(cs->shape_size);
   free(cs->scratch);
+  free(cs->first);
+  free(cs->fresh);
   memset(cs, 0, sizeof *cs);
 }
 
@@ -85,6 +87,7 @@ int tsr_contact_collide(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) 
   cs->prev = cs->c, cs->cap_prev = cs->cap, cs->n_prev = cs->n;
   cs->c = t, cs->cap = tc, cs->n = 0;
   if (tsr_contact_detect(cs, m, b)) return -1;
+  tsr_contact_collider_cover(cs->collider, m, b, 1);
   return tsr_contact_match(cs);
 }
 
@@ -173,36 +176,47 @@ int tsr_contact_match(TsrContacts *cs) {
   return 0;
 }
 
+// Contact i's rows (at r) from p, the contact it continues (NULL: none).
+static void warm_from(const TsrContact *c, const TsrContact *p, const TsrRowSet *rows, int r, double *lambda,
+                      int8_t *index_set) {
+  double *l = &lambda[r];
+  int8_t *s = &index_set[r];
+  if (!p) {
+    // Index set guess for pivoting solvers: a contact that approaches
+    // (first-bound estimate > 0, rows.c) is likely to push: free; one that
+    // does not is likely to stay at lambda = 0: lower bound.
+    l[0] = l[1] = l[2] = 0.0;
+    int8_t guess = c->bound_normal > 0.0 ? TSR_INDEX_FREE : TSR_INDEX_LOWER;
+    s[0] = s[1] = s[2] = guess;
+    return;
+  }
+  l[0] = p->impulse[0];
+  s[0] = p->index_set[0];
+  TsrVec3 f = tsr_v3_add(tsr_v3_scale(p->t1, p->impulse[1]), tsr_v3_scale(p->t2, p->impulse[2]));
+  const int keep = tsr_v3_dot(c->t1, p->t1) > 0.99;
+  const double ft[2] = {tsr_v3_dot(f, c->t1), tsr_v3_dot(f, c->t2)};
+  for (int k = 0; k < 2; k++) {
+    const TsrRow *row = &rows->rows[r + 1 + k];
+    double v = ft[k];
+    int8_t idx = keep ? p->index_set[1 + k] : TSR_INDEX_FREE;
+    if (v <= row->lo) v = row->lo, idx = TSR_INDEX_LOWER;
+    if (v >= row->hi) v = row->hi, idx = TSR_INDEX_UPPER;
+    l[1 + k] = v;
+    s[1 + k] = idx;
+  }
+}
+
 void tsr_contact_warm_start(const TsrContacts *cs, const TsrRowSet *rows, double *lambda, int8_t *index_set) {
   for (int i = 0; i < cs->n; i++) {
     const TsrContact *c = &cs->c[i];
-    int r = cs->first_row + 3 * i;
-    double *l = &lambda[r];
-    int8_t *s = &index_set[r];
-    if (c->match < 0) {
-      // Index set guess for pivoting solvers: a contact that approaches
-      // (first-bound estimate > 0, rows.c) is likely to push: free; one that
-      // does not is likely to stay at lambda = 0: lower bound.
-      l[0] = l[1] = l[2] = 0.0;
-      int8_t guess = c->bound_normal > 0.0 ? TSR_INDEX_FREE : TSR_INDEX_LOWER;
-      s[0] = s[1] = s[2] = guess;
-      continue;
-    }
-    const TsrContact *p = &cs->prev[c->match];
-    l[0] = p->impulse[0];
-    s[0] = p->index_set[0];
-    TsrVec3 f = tsr_v3_add(tsr_v3_scale(p->t1, p->impulse[1]), tsr_v3_scale(p->t2, p->impulse[2]));
-    const int keep = tsr_v3_dot(c->t1, p->t1) > 0.99;
-    const double ft[2] = {tsr_v3_dot(f, c->t1), tsr_v3_dot(f, c->t2)};
-    for (int k = 0; k < 2; k++) {
-      const TsrRow *row = &rows->rows[r + 1 + k];
-      double v = ft[k];
-      int8_t idx = keep ? p->index_set[1 + k] : TSR_INDEX_FREE;
-      if (v <= row->lo) v = row->lo, idx = TSR_INDEX_LOWER;
-      if (v >= row->hi) v = row->hi, idx = TSR_INDEX_UPPER;
-      l[1 + k] = v;
-      s[1 + k] = idx;
-    }
+    warm_from(c, c->match >= 0 ? &cs->prev[c->match] : NULL, rows, cs->first_row + 3 * i, lambda, index_set);
+  }
+}
+
+void tsr_contact_warm_start_solved(const TsrContacts *cs, const TsrRowSet *rows, double *lambda, int8_t *index_set) {
+  for (int i = 0; i < cs->n; i++) {
+    const TsrContact *c = &cs->c[i];
+    warm_from(c, c->solved >= 0 ? &cs->first[c->solved] : NULL, rows, cs->first_row + 3 * i, lambda, index_set);
   }
 }
 

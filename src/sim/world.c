@@ -14,7 +14,9 @@ static int grow(void **p, size_t n, size_t size) {
   return 0;
 }
 
-#define TSR_DENSE_ROWS 3000  // rows on one body past which the caller warns (check_coupling)
+#define TSR_RECOLLIDE_MAX 4    // TSR_RECOLLIDE is clamped to [0, this]
+#define TSR_STRUCK_SLACK 2e-3  // m, beyond gravity's |g| h^2, before a shape's reach counts as grown (recollide)
+#define TSR_DENSE_ROWS 3000    // rows on one body past which the caller warns (check_coupling)
 
 int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen) {
   memset(w, 0, sizeof *w);
@@ -44,6 +46,20 @@ int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen) {
   w->dense_rows = e && *e ? atoi(e) : TSR_DENSE_ROWS;
   e = getenv("TSR_MEMORY_LIMIT");
   w->memory_limit = e && *e ? atof(e) : -1.0;
+  e = getenv("TSR_RECOLLIDE");  // struck bodies: detections and solves again per step (recollide)
+  w->recollide_passes = e && *e ? atoi(e) : 1;
+  if (w->recollide_passes < 0) w->recollide_passes = 0;
+  if (w->recollide_passes > TSR_RECOLLIDE_MAX) w->recollide_passes = TSR_RECOLLIDE_MAX;
+  // Gravity alone raises a shape's reach by at most |g| h^2 in a step
+  // (2.7 mm at h = 1/60 s; contact/recollide.c): only more is a strike.
+  const double g = tsr_v3_norm(m->settings.gravity);
+  w->struck_tol = g * w->h * w->h + TSR_STRUCK_SLACK;
+  w->v_plus = calloc((size_t)n + 1, sizeof *w->v_plus);
+  w->w_plus = calloc((size_t)n + 1, sizeof *w->w_plus);
+  if (!w->v_plus || !w->w_plus) {
+    snprintf(err, (size_t)errlen, "out of memory");
+    return -1;
+  }
   if (!w->v_free || !w->v_new || !w->geo || !w->f_pos || !w->f_ori || !w->f_vel || !w->f_body_sub || !w->body_rows) {
     snprintf(err, (size_t)errlen, "out of memory");
     return -1;
@@ -61,6 +77,8 @@ void tsr_world_free(TsrWorld *w) {
   tsr_partition_free(&w->partition);
   free(w->v_free);
   free(w->v_new);
+  free(w->v_plus);
+  free(w->w_plus);
   free(w->geo);
   free(w->lambda);
   free(w->index_set);
@@ -348,8 +366,8 @@ static int solve(TsrWorld *w) {
   return w->solve_status < 0 ? -1 : 0;
 }
 
-// Stage 5: v+ = v_free + M^-1 J^T lambda (Eq. 2), then positions (Eq. 6).
-static void integrate(TsrWorld *w) {
+// v+ = v_free + M^-1 J^T lambda (Eq. 2) into v_new.
+static void velocities(TsrWorld *w) {
   TsrBodies *b = &w->bodies;
   memcpy(w->v_new, w->v_free, 6 * (size_t)b->n * sizeof(double));
   for (int i = 0; i < w->rows.count; i++) {
@@ -366,7 +384,77 @@ static void integrate(TsrWorld *w) {
       for (int a = 0; a < 3; a++) o[3 + a] += l * (Ii[3 * a] * J[3] + Ii[3 * a + 1] * J[4] + Ii[3 * a + 2] * J[5]);
     }
   }
-  tsr_bodies_integrate(b, w->v_new, w->h);
+}
+
+// Stage 4b: struck bodies (contact/recollide.c). When the solved v+ carries
+// some shape farther than the step's detection reached, the shapes are
+// detected again at v+, the contacts found new are added (their rows after
+// the joint rows, in contact order, as stage 2 makes them) and the MLCP is
+// solved again, warm-started from the last solve; at most `passes` times.
+// Joint rows are as they were (the same number and order), and keep their
+// solution as the warm start; the geometric stiffness of stage 4 is in the
+// bodies' inertia already. /stats/solve_seconds and collide_seconds count
+// every solve and detection of the step; the solver's other statistics are
+// those of the last solve (as refresh_friction's).
+static int recollide(TsrWorld *w) {
+  TsrBodies *b = &w->bodies;
+  const TsrModel *m = w->model;
+  for (int pass = 0; pass < w->recollide_passes; pass++) {
+    velocities(w);
+    double t0 = tsr_now_seconds();
+    if (!tsr_contact_struck(&w->contacts, m, b, w->v_new, w->struck_tol)) {
+      w->stats.collide_seconds += tsr_now_seconds() - t0;
+      return 0;
+    }
+    TsrBodies plus = *b;  // the same poses, at v+
+    for (int k = 0; k < b->n; k++) {
+      const double *v = &w->v_new[6 * k];
+      w->v_plus[k] = tsr_v3(v[0], v[1], v[2]);
+      w->w_plus[k] = tsr_v3(v[3], v[4], v[5]);
+    }
+    plus.v = w->v_plus, plus.w = w->w_plus;
+    const int n_before = w->contacts.n;
+    if (tsr_contact_recollide(&w->contacts, m, &plus)) {
+      snprintf(w->error, sizeof w->error, "contact detection failed: %s", tsr_contact_error(&w->contacts));
+      return -1;
+    }
+    w->stats.collide_seconds += tsr_now_seconds() - t0;
+    if (w->contacts.n == n_before) return 0;  // nothing new: the solution stands
+    w->resolves++;
+    w->rows.count = w->n_joint_rows;
+    if (tsr_contact_build_rows(&w->contacts, m, b, w->v_free, w->h, &w->rows) || ensure_rows(w, w->rows.count)) {
+      snprintf(w->error, sizeof w->error, "out of memory (%d rows)", w->rows.count);
+      return -1;
+    }
+    double t1 = tsr_now_seconds();
+    int failed = partition(w) ? -1 : 0;
+    w->stats.partition_seconds += tsr_now_seconds() - t1;
+    if (failed || check_coupling(w)) return -1;
+    if (tsr_mlcp_assemble(&w->rows, b->n, b->inv_mass, b->inv_inertia_world, w->v_free, &w->mlcp)) {
+      snprintf(w->error, sizeof w->error, "out of memory assembling the MLCP (%d rows)", w->rows.count);
+      return -1;
+    }
+    tsr_contact_warm_start_solved(&w->contacts, &w->rows, w->lambda, w->index_set);
+    double ts = tsr_now_seconds();
+    memset(&w->solve_stats, 0, sizeof w->solve_stats);
+    w->solve_status = tsr_solver_solve(w->solver, &w->mlcp, &w->partition, w->lambda, w->index_set, &w->solve_stats);
+    refresh_friction(w);
+    w->stats.solve_seconds += tsr_now_seconds() - ts;
+    const int nj = w->n_joint_rows;
+    if (nj > 0) {
+      memcpy(w->prev_lambda, w->lambda, (size_t)nj * sizeof(double));
+      memcpy(w->prev_index_set, w->index_set, (size_t)nj);
+    }
+    tsr_contact_store(&w->contacts, w->lambda, w->index_set);
+    if (w->solve_status < 0) return -1;
+  }
+  return 0;
+}
+
+// Stage 5: v+ (Eq. 2), then positions (Eq. 6).
+static void integrate(TsrWorld *w) {
+  velocities(w);
+  tsr_bodies_integrate(&w->bodies, w->v_new, w->h);
 }
 
 int tsr_world_step(TsrWorld *w) {
@@ -382,7 +470,8 @@ int tsr_world_step(TsrWorld *w) {
   double t2 = tsr_now_seconds();
   if (!failed) failed = partition(w) ? -1 : 0;
   double t3 = tsr_now_seconds();
-  if (!failed) failed = solve(w);  // sets st->solve_seconds
+  if (!failed) failed = solve(w);      // sets st->solve_seconds
+  if (!failed) failed = recollide(w);  // adds to st->solve_seconds, collide_seconds, partition_seconds
   if (!failed) {
     integrate(w);
     tsr_joints_track(&w->joints, w->model, &w->bodies, w->h, &w->rows, w->lambda, w->v_new);
@@ -392,8 +481,8 @@ int tsr_world_step(TsrWorld *w) {
 
   w->step++;
   w->time = (double)w->step * w->h;
-  st->collide_seconds = t1 - t0;
-  st->partition_seconds = t3 - t2;
+  st->collide_seconds += t1 - t0;
+  st->partition_seconds += t3 - t2;
   st->step_seconds = t5 - t0;
   st->coupling_iterations = w->solve_stats.coupling_iterations;
   st->solver_iterations = w->solve_stats.iterations;

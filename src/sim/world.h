@@ -30,8 +30,12 @@ typedef struct TsrWorld {
   TsrSolverParams solver_params;
   TsrPartition partition;
   // per-step buffers, grown as needed and reused
-  double *v_free, *v_new;  // [6n]
-  double *geo;             // [n] geometric stiffness inertia of this step (world.c)
+  double *v_free, *v_new;    // [6n]
+  double *geo;               // [n] geometric stiffness inertia of this step (world.c)
+  TsrVec3 *v_plus, *w_plus;  // [n] v+ of the last solve, for detecting again (world.c recollide)
+  int recollide_passes;      // struck bodies: most detections and solves again per step (world.c recollide)
+  double struck_tol;         // m
+  long resolves;             // steps solved again for struck bodies so far
   int row_cap;
   double *lambda;       // [rows] solution of the last step
   int8_t *index_set;    // [rows]
