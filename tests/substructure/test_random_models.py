@@ -10,8 +10,8 @@
 #     elimination of the whole system), to 1e-8 relative to the largest
 #     impulse: masses within 100:1 and compliance >= 1e-8 keep these systems
 #     well conditioned (issue 4's tolerance for that case);
-#   contact family (a tilted ground plane, friction, limits, unilateral
-#     distance joints, mass ratios up to 1e4): schur-bpp runs to completion
+#   contact family (a tilted ground plane, friction, limits, motors,
+#     unilateral distance joints, mass ratios up to 1e4): schur-bpp runs to completion
 #     with every step converged, every step's MLCP error (Eq. 29) below
 #     1e-8 N s, 3e-11 of the largest impulse here (300 N s): round-off
 #     level (at most 4e-10 when this was written; seed 212 had 9.3e-7 before
@@ -49,6 +49,7 @@ PARTITIONS = ["semantic", "mindp", "maxdp", "bfs", "none", "mass-ratio", "mix"]
 
 def model(seed, contact):
     R = random.Random(seed)
+    Rm = random.Random(1000003 * seed + 17)  # motors
     n = R.randint(4, 30)
     out = ["format: tessera-model/1", f"name: random_{'contact' if contact else 'bilateral'}_{seed}", "settings:",
            "  step: %r" % (1 / 60 if contact else R.choice([1 / 60, 1 / 240])), "  duration: 1.0",
@@ -97,6 +98,9 @@ def model(seed, contact):
                 s += ", axis: [%d, %d, %d]" % R.choice([(1, 0, 0), (0, 1, 0), (0, 0, 1)])
                 if contact and R.random() < 0.3:
                     s += ", limits: [-0.1, 0.1]"
+                if contact and Rm.random() < 0.4:  # its own stream: the models' other draws stay as they were
+                    s += ", motor: {speed: %.3f, %s: %.4g}" % (Rm.uniform(-2, 2), "max_torque" if t == "hinge" else "max_force",
+                                                               10 ** Rm.uniform(-1, 3))
             if t == "universal":
                 s += ", axes: [[1, 0, 0], [0, 1, 0]]"
         if t != "cable":
