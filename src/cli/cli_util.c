@@ -191,6 +191,10 @@ void tsr_cli_catch_stop_signals(void) {
 int tsr_cli_output_file(const char *opt, const char *path, const char *model, char **resolved) {
   *resolved = NULL;
   struct stat sl, st, sm;
+  if (!path[0]) {  // (`-o ""`, `--output=`: "cannot create : No such file or directory" after the model's checks)
+    tsr_cli_error("%s: '' is empty, not a file name", opt);
+    return 2;
+  }
   if (lstat(path, &sl) != 0) return 0;  // a new file
   if (stat(path, &st) != 0) return 0;   // a dangling link: replaced by the file
   if (!S_ISREG(st.st_mode)) {

@@ -31,7 +31,7 @@ void tsr_cli_catch_stop_signals(void);
 const char *tsr_cli_partition_label(const TsrSettings *s, char *buf, size_t size);
 
 // An output file the command will replace (a run file, --json): refused,
-// said under opt ("-o", "--json"), when it exists and is not a regular
+// said under opt ("-o", "--json"), when it is empty (""), or exists and is not a regular
 // file (a folder, a device such as /dev/null, a pipe: a rename would put a
 // regular file in its place), or when it is the model file itself. A
 // symbolic link is followed: *resolved (free it) is then the file it names,

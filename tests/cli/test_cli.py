@@ -950,4 +950,11 @@ with tempfile.TemporaryDirectory() as tmp:
           "a file size limit: exit 1, said, the file readable with its frames, complete = 0 (%d, %s frames, "
           "info %d: %s)" % (p.returncode, frames, rc_i, p.stderr.strip()[-160:]))
 
+    # An empty -o names no file: said as such, as an empty --json or --vtk
+    # is (it said "cannot create : No such file or directory").
+    for args in (["-o", ""], ["--output="]):
+        rc, _, err = run("run", pend, *args, "--steps", "2")
+        check(rc == 2 and "tessera: error: -o: '' is empty, not a file name" in err,
+              "run %s: exit 2, the empty name said (%d: %s)" % (" ".join(map(repr, args)), rc, err.strip()[:120]))
+
 finish()
