@@ -58,6 +58,15 @@ const char *tsr_cli_value(const TsrCliArg *a, int argc, char **argv, int *i) {
   return argv[++*i];
 }
 
+int tsr_cli_output_once(const char *cmd, const char *opt, const char **prev, const char *val) {
+  if (*prev && strcmp(*prev, val)) {
+    tsr_cli_error("%s: %s given twice ('%s' and '%s'); name one", cmd, opt, *prev, val);
+    return -1;
+  }
+  *prev = val;
+  return 0;
+}
+
 int tsr_cli_flag(const TsrCliArg *a, const char *name, const char *alias) {
   if (strcmp(a->name, name) && (!alias || strcmp(a->name, alias))) return 0;
   if (!a->value) return 1;

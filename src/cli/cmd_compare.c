@@ -435,7 +435,10 @@ int tsr_cmd_compare(int argc, char **argv) {
       TsrCliArg a;
       tsr_cli_arg("compare", argv[i], &a);
       got = option_value(&a, argc, argv, &i, "--solvers", &solvers);
-      if (!got) got = option_value(&a, argc, argv, &i, "--json", &json);
+      const char *json_val = NULL;
+      if (!got && (got = option_value(&a, argc, argv, &i, "--json", &json_val)) > 0 &&
+          tsr_cli_output_once("compare", "--json", &json, json_val))
+        got = -1;
       if (!got) got = option_value(&a, argc, argv, &i, "--replay", &replay);
       if (!got && (got = tsr_cli_flag(&a, "--cond", NULL)) > 0) cond = 1;
     }

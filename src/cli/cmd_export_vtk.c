@@ -80,8 +80,7 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
     } else if (q) {
       quiet = 1;
     } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-      if (!VALUE()) return 2;
-      dir = v;
+      if (!VALUE() || tsr_cli_output_once("export-vtk", "-o", &dir, v)) return 2;
     } else if (!strcmp(a, "--every")) {
       if (!VALUE() || tsr_cli_parse_long("export-vtk", a, v, 1, LONG_MAX, &o.every)) return 2;
     } else if (!strcmp(a, "--from")) {

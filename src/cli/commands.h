@@ -56,6 +56,13 @@ void tsr_cli_arg(const char *cmd, const char *arg, TsrCliArg *a);
 // The value of option a, argv[*i]: its own ("--name=value") or the next
 // argument (*i is advanced past it). NULL, said, when there is none.
 const char *tsr_cli_value(const TsrCliArg *a, int argc, char **argv, int *i);
+// The value val of an option that names what gets written (-o, --vtk,
+// --json), given where an earlier one (*prev, NULL: none) may have been: 0
+// and *prev = val, or -1 after "CMD: OPT given twice ('A' and 'B')" when
+// the two differ. Other options repeated take the last one (a script's
+// defaults, then its own); two files named for one output would leave one
+// of them unwritten without a word.
+int tsr_cli_output_once(const char *cmd, const char *opt, const char **prev, const char *val);
 // Whether a is the flag `name` or its short form `alias` (NULL: none): 1
 // given as a flag, 0 another option or argument, -1 given a value
 // ("--quiet=yes"; said).

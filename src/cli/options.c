@@ -71,10 +71,10 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
       return 0;
     } else if (with_output && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
       NEED_VALUE();
-      o->output = val;
+      if (tsr_cli_output_once(cmd, "-o", &o->output, val)) goto usage_error;
     } else if (with_output && !strcmp(a, "--vtk")) {
       NEED_VALUE();
-      o->vtk_dir = val;
+      if (tsr_cli_output_once(cmd, "--vtk", &o->vtk_dir, val)) goto usage_error;
     } else if (overwrite) {
       o->overwrite = 1;
     } else if ((with_output || !strcmp(cmd, "compare")) && !strcmp(a, "--progress")) {

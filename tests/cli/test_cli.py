@@ -957,4 +957,21 @@ with tempfile.TemporaryDirectory() as tmp:
         check(rc == 2 and "tessera: error: -o: '' is empty, not a file name" in err,
               "run %s: exit 2, the empty name said (%d: %s)" % (" ".join(map(repr, args)), rc, err.strip()[:120]))
 
+    # An option given twice takes its last value, but two names for one
+    # output are refused: `-o a.h5 -o b.h5` wrote b.h5 alone, without a word.
+    a_h5, b_h5 = os.path.join(tmp, "twice_a.h5"), os.path.join(tmp, "twice_b.h5")
+    va, vb = os.path.join(tmp, "va"), os.path.join(tmp, "vb")
+    for opt, cmd in (("-o", ["run", pend, "-o", a_h5, "--output=" + b_h5, "--steps", "2"]),
+                     ("--vtk", ["run", pend, "-o", a_h5, "--vtk", va, "--vtk", vb, "--steps", "2"]),
+                     ("-o", ["export-vtk", out, "-o", va, "-o", vb]),
+                     ("--json", ["compare", pend, "--solvers", "pgs", "--steps", "2", "--json", a_h5, "--json=" + b_h5])):
+        rc, o_, err = run(*cmd)
+        check(rc == 2 and ("%s: %s given twice" % (cmd[0], opt)) in err and not o_.strip()
+              and not any(os.path.exists(p) for p in (a_h5, b_h5, va, vb)),
+              "%s with %s given twice: exit 2, said, nothing written (%d: %s)" % (cmd[0], opt, rc, err.strip()[:120]))
+    rc, _, err = run("run", pend, "-o", a_h5, "--output=" + a_h5, "--steps", "50", "--steps", "3", "--quiet")
+    with h5py.File(a_h5, "r") as f:
+        check(rc == 0 and f["/stats/step_seconds"].shape[0] == 3,
+              "the same -o twice is one file; --steps 50 --steps 3 runs 3 steps (%d: %s)" % (rc, err.strip()[:120]))
+
 finish()
