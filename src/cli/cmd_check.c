@@ -10,12 +10,24 @@
 #include "model/model.h"
 
 static const char check_usage[] =
-    "usage: tessera check MODEL.yaml [--set KEY=VALUE]... [--solver S] [--steps N | --duration T]\n"
+    "usage: tessera check MODEL.yaml [options]\n"
     "\n"
     "Validates the model (errors as FILE:LINE:COL: error: ..., exit 2) and prints\n"
     "a summary: bodies, shapes, joints, constraint rows, groups, settings, and\n"
     "the pairs of shapes that start inside one another (deeper than a quarter of\n"
-    "the thinner shape: warned about, with the deepest three located).\n";
+    "the thinner shape: warned about, with the deepest three located).\n"
+    "\n"
+    "The model is checked as `tessera run` with the same options would run it:\n"
+    "  --set KEY=VALUE       override any model field; may be repeated\n"
+    "  --solver S            direct-bpp | pgs | pgs-sm | schur-bpp | schur-pgs-sm | fbic\n"
+    "  --partition M         semantic | mindp | maxdp | bfs | mass-ratio | mix | metis | none\n"
+    "  --refine R            none | kl | fm\n"
+    "  --max-bodies N        bodies per subsystem for automatic partitioning\n"
+    "  --steps N             number of steps (--duration T: simulated time, s)\n"
+    "  --every N             a frame every N steps (warned about when the steps\n"
+    "                        are not a multiple of it)\n"
+    "  --threads N, -q       accepted, so that a run's options can be given as they\n"
+    "                        are; they change nothing here\n";
 
 static const char *joint_names[] = {"ball", "hinge", "universal", "prismatic", "fixed", "cable", "distance"};
 

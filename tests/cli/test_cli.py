@@ -974,4 +974,17 @@ with tempfile.TemporaryDirectory() as tmp:
         check(rc == 0 and f["/stats/step_seconds"].shape[0] == 3,
               "the same -o twice is one file; --steps 50 --steps 3 runs 3 steps (%d: %s)" % (rc, err.strip()[:120]))
 
+    # `check --help` names every option check takes (it named 3 of the 9:
+    # --partition, --refine, --max-bodies, --every, --threads and -q were
+    # taken without a word in its help), and check applies them.
+    rc, help_text, _ = run("check", "--help")
+    missing = [o for o in ("--set", "--solver", "--partition", "--refine", "--max-bodies", "--steps", "--duration",
+                           "--every", "--threads", "-q") if o not in help_text]
+    check(rc == 0 and not missing, "check --help names every option check takes (missing: %s)" % missing)
+    rc, o_, err = run("check", pend, "--solver", "schur-bpp", "--partition", "bfs", "--refine", "kl",
+                      "--max-bodies", "4", "--steps", "7", "--every", "7", "--threads", "1", "-q")
+    check(rc == 0 and "partitioning: bfs+kl" in o_ and "steps: 7 " in o_ and "warning" not in err,
+          "check applies --partition, --refine and --steps, and takes --threads and -q (%d: %s %s)"
+          % (rc, o_.strip()[-120:], err.strip()[:120]))
+
 finish()
