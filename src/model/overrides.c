@@ -8,7 +8,9 @@
 // array for arrays). VALUE is YAML in flow style: 0.01, pgs, [0, 0, -1.62],
 // {type: sphere, radius: 0.1}. Nodes made from an override carry the text
 // "--set KEY=VALUE" as their file and the column in KEY=VALUE as their mark,
-// so a bad value or a misspelt key is reported at the override.
+// so a bad value or a misspelt key is reported at the override; so is a
+// path that names nothing (`--set bodies.bx.mass=2:1:8: error: no body
+// named 'bx'`).
 #include "model/model_internal.h"
 
 #include <stdio.h>
@@ -31,8 +33,13 @@ static const char *item_name(const TsrYNode *item) {
   return n && n->kind == TSR_YNODE_SCALAR ? n->value : NULL;
 }
 
-// The item of `list` named `name`, or NULL after reporting why not.
-static TsrYNode *find_item(const TsrYNode *list, int kind, const char *name, const char *o, TsrDiag *diag) {
+// An error in the override's own text, at column col of KEY=VALUE.
+#define SET_ERROR(col, ...) tsr_diag_error(diag, label, &(TsrMark){1, (col)}, __VA_ARGS__)
+
+// The item of `list` named `name` (at column col of the override labelled
+// `label`), or NULL after reporting why not.
+static TsrYNode *find_item(const TsrYNode *list, int kind, const char *name, const char *label, int col,
+                           TsrDiag *diag) {
   int n = list && list->kind == TSR_YNODE_SEQ ? list->n : 0;
   const char *br = strchr(name, '[');
   size_t len = br ? (size_t)(br - name) : strlen(name);
@@ -40,9 +47,8 @@ static TsrYNode *find_item(const TsrYNode *list, int kind, const char *name, con
     const char *s = item_name(list->items[i]);
     if (!s || strlen(s) != len || strncmp(s, name, len) != 0) continue;
     if (br) {
-      tsr_diag_error(diag, "--set", NULL,
-                     "%s: cannot override one element of the array '%s'; %s.%s.FIELD changes every element", o, s,
-                     named_lists[kind], s);
+      SET_ERROR(col, "cannot override one element of the array '%s'; %s.%s.FIELD changes every element", s,
+                named_lists[kind], s);
       return NULL;
     }
     return list->items[i];
@@ -53,7 +59,7 @@ static TsrYNode *find_item(const TsrYNode *list, int kind, const char *name, con
   char dym[160];
   tsr_model_did_you_mean(dym, sizeof dym, name, names, n);
   free(names);
-  tsr_diag_error(diag, "--set", NULL, "%s: no %s named '%s'%s", o, item_kind[kind], name, dym);
+  SET_ERROR(col, "no %s named '%s'%s", item_kind[kind], name, dym);
   return NULL;
 }
 
@@ -74,14 +80,14 @@ static void put(TsrYNode *map, const char *key, TsrYNode *value, const char *lab
 static int apply_one(TsrYNode *root, const char *o, const char *label, TsrDiag *diag) {
   const char *eq = strchr(o, '=');
   if (!eq || eq == o) {
-    tsr_diag_error(diag, "--set", NULL, "'%s': expected KEY=VALUE, e.g. settings.step=0.01", o);
+    SET_ERROR(1, "expected KEY=VALUE, e.g. settings.step=0.01");
     return 1;
   }
   // Split KEY into segments, remembering each one's column for marks.
   char key[512];
   size_t klen = (size_t)(eq - o);
   if (klen >= sizeof key) {
-    tsr_diag_error(diag, "--set", NULL, "'%.40s...': key too long", o);
+    SET_ERROR(1, "key too long (at most %d characters)", (int)sizeof key - 1);
     return 1;
   }
   memcpy(key, o, klen);
@@ -92,8 +98,7 @@ static int apply_one(TsrYNode *root, const char *o, const char *label, TsrDiag *
     char *dot = strchr(p, '.');
     if (dot) *dot = '\0';
     if (!*p || n == MAX_SEGMENTS) {
-      tsr_diag_error(diag, "--set", NULL, "%s: bad key '%.*s': expected a path like settings.solver.type", o, (int)klen,
-                     o);
+      SET_ERROR((int)(p - key) + 1, "bad key '%.*s': expected a path like settings.solver.type", (int)klen, o);
       return 1;
     }
     col[n] = (int)(p - key) + 1;
@@ -112,17 +117,17 @@ static int apply_one(TsrYNode *root, const char *o, const char *label, TsrDiag *
     int list = cur == root ? named_list(seg[i]) : -1;
     if (list >= 0) {
       if (i + 2 >= n) {
-        tsr_diag_error(diag, "--set", NULL, "%s: expected %s.NAME.FIELD", o, seg[i]);
+        SET_ERROR(col[i], "expected %s.NAME.FIELD", seg[i]);
         tsr_ytree_free(value);
         return 1;
       }
-      cur = find_item(tsr_ytree_get(root, seg[i]), list, seg[i + 1], o, diag);
+      cur = find_item(tsr_ytree_get(root, seg[i]), list, seg[i + 1], label, col[i + 1], diag);
       if (!cur) {
         tsr_ytree_free(value);
         return 1;
       }
       if (cur->kind != TSR_YNODE_MAP) {
-        tsr_diag_error(diag, "--set", NULL, "%s: %s '%s' is not a mapping", o, item_kind[list], seg[i + 1]);
+        SET_ERROR(col[i + 1], "%s '%s' is not a mapping", item_kind[list], seg[i + 1]);
         tsr_ytree_free(value);
         return 1;
       }
@@ -140,8 +145,7 @@ static int apply_one(TsrYNode *root, const char *o, const char *label, TsrDiag *
     } else if (child->kind == TSR_YNODE_MAP) {
       cur = (TsrYNode *)child;
     } else {
-      tsr_diag_error(diag, "--set", NULL, "%s: '%s' is %s, not a mapping with keys", o, seg[i],
-                     tsr_ytree_describe(child));
+      SET_ERROR(col[i], "'%s' is %s, not a mapping with keys", seg[i], tsr_ytree_describe(child));
       tsr_ytree_free(value);
       return 1;
     }
