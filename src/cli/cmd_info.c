@@ -8,6 +8,8 @@
 
 #include "cli/commands.h"
 #include "io/run_file.h"
+#include "model/model.h"
+#include "solvers/solver.h"
 
 static const char usage[] =
     "usage: tessera info RUN.h5 [--json]\n"
@@ -105,8 +107,14 @@ static void print_text(const char *path, const TsrRunSummary *s) {
   if (s->steps > 0) {
     printf("solve ms: mean %.3f median %.3f max %.3f\n", s->solve_ms_mean, s->solve_ms_median, s->solve_ms_max);
     printf("step ms: mean %.3f\n", s->step_ms_mean);
-    printf("coupling iterations: mean %.2f (%.1f%% at k_max = %d)\n", s->coupling_mean, s->pct_at_kmax,
-           s->max_coupling_iterations);
+    // A whole-system solver has no coupling loop: its k_max (the run file
+    // keeps the default's) is no limit of anything it did.
+    int type = tsr_solver_type_from_name(s->solver);
+    if (type >= 0 && !tsr_solver_substructured((TsrSolverType)type))
+      printf("coupling iterations: none (%s solves the whole system)\n", s->solver);
+    else
+      printf("coupling iterations: mean %.2f (%.1f%% at k_max = %d)\n", s->coupling_mean, s->pct_at_kmax,
+             s->max_coupling_iterations);
     printf("mlcp error: mean %.3g median %.3g max %.3g\n", s->mlcp_error_mean, s->mlcp_error_median, s->mlcp_error_max);
     printf("max joint error: %.3g m\n", s->joint_error_max);
     printf("max penetration: %.3g m\n", s->penetration_max);

@@ -987,4 +987,13 @@ with tempfile.TemporaryDirectory() as tmp:
           "check applies --partition, --refine and --steps, and takes --threads and -q (%d: %s %s)"
           % (rc, o_.strip()[-120:], err.strip()[:120]))
 
+    # info's coupling line: a whole-system solver has no coupling loop, and
+    # "mean 0.00 (0.0% at k_max = 10)" read as a limit it ran under.
+    for solver, line in (("direct-bpp", "coupling iterations: none (direct-bpp solves the whole system)"),
+                         ("schur-bpp", "coupling iterations: mean 1.00 (0.0% at k_max = 10)")):
+        rc, _, err = run("run", pend, "-o", a_h5, "--overwrite", "--steps", "3", "--solver", solver, "--quiet")
+        rc_i, o_, _ = run("info", a_h5)
+        check(rc == 0 and rc_i == 0 and line in o_.splitlines(),
+              "info on a %s run: '%s' (%s)" % (solver, line, [x for x in o_.splitlines() if "coupling" in x]))
+
 finish()
