@@ -36,7 +36,7 @@ static const char usage[] =
     "  --progress S   when stderr is not a terminal (a batch job's log), a progress\n"
     "                 line every S seconds (default 60; 0 = none); on a terminal\n"
     "                 one line rewritten in place\n"
-    "  --quiet        no progress and no summary line\n";
+    "  -q, --quiet    no progress and no summary line\n";
 
 static int parse_time(const char *opt, const char *s, double *out) {
   char *end;

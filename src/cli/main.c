@@ -97,6 +97,7 @@ static int dispatch(int argc, char **argv) {
   if (!strcmp(cmd, "mlcp")) return tsr_cmd_mlcp(argc - 1, argv + 1);
   if (!strcmp(cmd, "export-vtk")) return tsr_cmd_export_vtk(argc - 1, argv + 1);
   if (!strcmp(cmd, "compare")) return tsr_cmd_compare(argc - 1, argv + 1);
-  tsr_cli_error("unknown command '%s' (see 'tessera --help')", cmd);
+  // (`tessera -V`, `tessera --verbose run ...`: an option, not a command)
+  tsr_cli_error("unknown %s '%s' (see 'tessera --help')", cmd[0] == '-' && cmd[1] ? "option" : "command", cmd);
   return 2;
 }

@@ -996,4 +996,15 @@ with tempfile.TemporaryDirectory() as tmp:
         check(rc == 0 and rc_i == 0 and line in o_.splitlines(),
               "info on a %s run: '%s' (%s)" % (solver, line, [x for x in o_.splitlines() if "coupling" in x]))
 
+    # An option before any command is an unknown option, not an unknown
+    # command ('unknown command '-V''); and each short flag a command takes
+    # is in its help (export-vtk took -q, its help named --quiet alone).
+    for arg, said in (("-V", "unknown option '-V'"), ("--verbose", "unknown option '--verbose'"),
+                      ("frobnicate", "unknown command 'frobnicate'")):
+        rc, _, err = run(arg)
+        check(rc == 2 and ("tessera: error: %s (see 'tessera --help')" % said) in err,
+              "tessera %s: exit 2, %s (%d: %s)" % (arg, said, rc, err.strip()[:100]))
+    rc, help_text, _ = run("export-vtk", "--help")
+    check(rc == 0 and "-q, --quiet" in help_text, "export-vtk --help names -q")
+
 finish()
