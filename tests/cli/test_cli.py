@@ -1007,4 +1007,14 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, help_text, _ = run("export-vtk", "--help")
     check(rc == 0 and "-q, --quiet" in help_text, "export-vtk --help names -q")
 
+    # Every option a command's --help names is in README.md too (info's
+    # --json, export-vtk's --segments and mlcp's --solution were not).
+    with open(os.path.join(EXAMPLES, "..", "README.md")) as fh:
+        readme = fh.read()
+    for cmd in ("run", "check", "info", "export-vtk", "compare", "mlcp"):
+        rc, help_text, _ = run(cmd, "--help")
+        opts = sorted(set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", help_text)))
+        missing = [o for o in opts if not re.search(re.escape(o) + r"(?![a-z-])", readme)]
+        check(rc == 0 and opts and not missing, "README.md names every option of %s --help (missing: %s)" % (cmd, missing))
+
 finish()
