@@ -377,6 +377,17 @@ static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int
     tsr_run_file_set_err(err, errlen, "%s: cannot read /frames or the offsets (the file is damaged)", path);
     bad = -1;
   }
+  // A file that did not finish can end in frames that were never written:
+  // the datasets were extended, and their data lost (a write refused under
+  // `ulimit -f`, the file's end cut off), so they read as the fill value,
+  // time 0 at step 0, which no frame after the first is. The frames before
+  // the first of them are the file's (they were refused as "time 0 is
+  // before frame 42's 0.7").
+  for (long t = 1; !bad && !complete && t < T; t++)
+    if (time[t] == 0.0 && step[t] == 0) {
+      T = t;
+      s->frames = T;
+    }
   if (!bad)
     bad = check_offsets(f, coff, T, "/constraints/offset", row_sets, sizeof row_sets / sizeof row_sets[0], "rows",
                         complete, path, err, errlen);

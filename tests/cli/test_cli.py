@@ -950,6 +950,26 @@ with tempfile.TemporaryDirectory() as tmp:
           "a file size limit: exit 1, said, the file readable with its frames, complete = 0 (%d, %s frames, "
           "info %d: %s)" % (p.returncode, frames, rc_i, p.stderr.strip()[-160:]))
 
+    # The tail of that file can be frames never written (their data past
+    # the limit: time 0 at step 0); they end the frames read, and were
+    # refused as "/frames/time: frame 43: time 0 is before frame 42's 0.7"
+    # whenever the limit fell there (a loaded machine). The same tail in a
+    # file marked complete is still refused.
+    cut = os.path.join(tmp, "cut.h5")
+    rc, _, _ = run("run", pend, "-o", cut, "--steps", "10", "--quiet")
+    for complete, want_rc in ((0, 0), (1, 2)):
+        with h5py.File(cut, "r+") as f:
+            f.attrs["complete"] = complete
+            f["/frames/time"][8:] = 0.0
+            f["/frames/step"][8:] = 0
+        rc_i, out_i, err_i = run("info", cut, "--json")
+        rc_v, _, err_v = run("export-vtk", cut, "-o", os.path.join(tmp, "cutvtk%d" % complete))
+        frames = json.loads(out_i)["frames"] if rc_i == 0 else None
+        check(rc_i == want_rc and rc_v == want_rc and (complete or frames == 8),
+              "complete = %d, frames 8-10 never written: info and export-vtk exit %d%s (%d %d, %s frames: %s %s)"
+              % (complete, want_rc, "" if complete else ", 8 frames", rc_i, rc_v, frames, err_i.strip()[:100],
+                 err_v.strip()[:100]))
+
     # An empty -o names no file: said as such, as an empty --json or --vtk
     # is (it said "cannot create : No such file or directory").
     for args in (["-o", ""], ["--output="]):
