@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sim/world.h"
 #include "util/clock.h"
+#include "util/env.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@ static int grow(void **p, size_t n, size_t size) {
   return 0;
 }
 
-#define TSR_RECOLLIDE_MAX 4    // TSR_RECOLLIDE is clamped to [0, this]
+#define TSR_RECOLLIDE_MAX 4    // TSR_RECOLLIDE is 0 to this
 #define TSR_STRUCK_SLACK 2e-3  // m, beyond gravity's |g| h^2, before a shape's reach counts as grown (recollide)
 #define TSR_DENSE_ROWS 3000    // rows on one body past which the caller warns (check_coupling)
 
@@ -42,14 +43,15 @@ int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen) {
   w->f_vel = calloc(6 * (size_t)n + 1, sizeof(double));
   w->f_body_sub = calloc((size_t)n + 1, sizeof(int32_t));
   w->body_rows = calloc((size_t)n + 1, sizeof(int));
-  const char *e = getenv("TSR_DENSE_ROWS");  // check_coupling's thresholds, read once
-  w->dense_rows = e && *e ? atoi(e) : TSR_DENSE_ROWS;
-  e = getenv("TSR_MEMORY_LIMIT");
-  w->memory_limit = e && *e ? atof(e) : -1.0;
-  e = getenv("TSR_RECOLLIDE");  // struck bodies: detections and solves again per step (recollide)
-  w->recollide_passes = e && *e ? atoi(e) : 1;
-  if (w->recollide_passes < 0) w->recollide_passes = 0;
-  if (w->recollide_passes > TSR_RECOLLIDE_MAX) w->recollide_passes = TSR_RECOLLIDE_MAX;
+  // check_coupling's thresholds and the struck bodies' passes, read once.
+  double dense_rows, memory_limit, passes;
+  if (tsr_env_number("TSR_DENSE_ROWS", TSR_DENSE_ROWS, 1, 1e9, 1, &dense_rows, err, errlen) ||
+      tsr_env_number("TSR_MEMORY_LIMIT", -1.0, 0, 1e300, 0, &memory_limit, err, errlen) ||
+      tsr_env_number("TSR_RECOLLIDE", 1, 0, TSR_RECOLLIDE_MAX, 1, &passes, err, errlen))
+    return -1;
+  w->dense_rows = (int)dense_rows;
+  w->memory_limit = memory_limit;
+  w->recollide_passes = (int)passes;  // struck bodies: detections and solves again per step (recollide)
   // Gravity alone raises a shape's reach by at most |g| h^2 in a step
   // (2.7 mm at h = 1/60 s; contact/recollide.c): only more is a strike.
   const double g = tsr_v3_norm(m->settings.gravity);

@@ -824,6 +824,15 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, err = run_env({"TSR_DENSE_ROWS": "200"}, "run", model, "-o", h5, "--quiet", "--overwrite")
     check(rc == 0 and err.count("warning") == 1 and "'plate'" in err and "dense" in err,
           "past TSR_DENSE_ROWS the run warns once, naming the plate (%s)" % err.strip()[:160])
+    # A documented setting with a value that is no number in its range is
+    # refused before the run starts (atoi read 'x' as 0: a warning for every
+    # body, or struck bodies silently off), and the file is not replaced.
+    for var, val in (("TSR_DENSE_ROWS", "x"), ("TSR_DENSE_ROWS", "0"), ("TSR_MEMORY_LIMIT", "abc"),
+                     ("TSR_RECOLLIDE", "one"), ("TSR_RECOLLIDE", "5"), ("TSR_RECOLLIDE", "1.5")):
+        before = os.path.getmtime(h5)
+        rc, err = run_env({var: val}, "run", model, "-o", h5, "--quiet", "--overwrite")
+        check(rc == 2 and ("%s='%s'" % (var, val)) in err and os.path.getmtime(h5) == before,
+              "%s=%s: exit 2, said, the file untouched (%s)" % (var, val, err.strip()[:160]))
     rc, err = run_env({"TSR_MEMORY_LIMIT": "100000"}, "run", model, "-o", h5, "--quiet", "--overwrite")
     complete = frames = steps = None
     if os.path.exists(h5):
