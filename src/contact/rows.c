@@ -46,7 +46,8 @@
 // When the shape pair was in contact in the previous step and its load is
 // not all carried on by matched contacts (a rolling wheel: its points move
 // too far along both bodies to match, every step), the unmatched contacts
-// that touch (within the margin) share that load instead when it is larger:
+// that touch (within the margin, or one step of gravity's fall, |g| h^2,
+// beyond it) share that load instead when it is larger:
 // the stopping impulse sees the wheel's own mass only, and a driven wheel
 // under an 800 kg car got 6% of its traction.
 //
@@ -55,8 +56,17 @@
 //      unconstrained velocities of this step (v_free: current velocity plus
 //      gravity's push), when its tangential part exceeds 1e-5 m/s: box
 //      friction is then exact Coulomb for the sliding part;
-//   2. the matched contact's t1 projected onto the new tangent plane;
-//   3. the axis of the lower-indexed moving body's frame most nearly in the
+//   2. along the friction impulse the matched contact carried, when it is
+//      more than 1% of that contact's bound mu lambda_n: a contact that
+//      sticks under a sideways load (a rope, a joint, another body's push:
+//      nothing that shows in v_free) then holds it with mu lambda_n along
+//      the load, as Coulomb's cone does, and not with the corner of the box
+//      of bounds, up to sqrt(2) mu lambda_n. A 4 kg box on the floor pulled
+//      through its centre at 45 degrees to its sides by 1.2 mu m g stayed
+//      put (tests/physics/test_contact_friction_truths.c); now it slides
+//      from the second step of the pull (the first sees the old t1);
+//   3. the matched contact's t1 projected onto the new tangent plane;
+//   4. the axis of the lower-indexed moving body's frame most nearly in the
 //      tangent plane, projected onto it.
 // Every choice is built from the scene's own bodies and velocities, never
 // from world axes, so rotating a whole scene rotates its friction with it
@@ -129,13 +139,22 @@ static TsrRow *push_row(TsrRowSet *rows, const TsrContact *c, int source, TsrVec
   return r;
 }
 
+#define FRICTION_ALIGN 1e-2
 static TsrVec3 tangent(const TsrContacts *cs, const TsrContact *c, const TsrBodies *b, TsrVec3 v_rel) {
   TsrVec3 n = c->normal;
   TsrVec3 vt = tsr_v3_madd(v_rel, n, -tsr_v3_dot(v_rel, n));
   double s = tsr_v3_norm(vt);
   if (s > 1e-5) return tsr_v3_scale(vt, 1.0 / s);
   if (c->match >= 0) {
-    TsrVec3 t = cs->prev[c->match].t1;
+    const TsrContact *p = &cs->prev[c->match];
+    // Along the friction the matched contact carried, when it is more than
+    // FRICTION_ALIGN of its bound, signed to keep t1's side (warm start).
+    TsrVec3 f = tsr_v3_add(tsr_v3_scale(p->t1, p->impulse[1]), tsr_v3_scale(p->t2, p->impulse[2]));
+    f = tsr_v3_madd(f, n, -tsr_v3_dot(f, n));
+    double fl = tsr_v3_norm(f);
+    if (fl > FRICTION_ALIGN * c->friction * fmax(p->impulse[0], 0.0) && fl > 0.0)
+      return tsr_v3_scale(f, (tsr_v3_dot(f, p->t1) < 0.0 ? -1.0 : 1.0) / fl);
+    TsrVec3 t = p->t1;
     t = tsr_v3_madd(t, n, -tsr_v3_dot(t, n));
     double l = tsr_v3_norm(t);
     if (l > 0.1) return tsr_v3_scale(t, 1.0 / l);
@@ -308,8 +327,19 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
     // At the end of a shape pair: share the estimates, set the bounds.
     int last = i + 1 == cs->n || cs->c[i + 1].shape[0] != c->shape[0] || cs->c[i + 1].shape[1] != c->shape[1];
     if (!last) continue;
-    int touching = 0;  // unmatched contacts within the margin: those that can take on a carried load
-    for (int j = group_start; j <= i; j++) touching += cs->c[j].estimated && cs->c[j].depth > -cs->margin;
+    // Unmatched contacts that touch, those that can take on a carried load:
+    // within the margin, or less than one step of gravity's fall, |g| h^2,
+    // beyond it. Without that slack the two rim points of a cylinder
+    // sliding and rolling down a slope, which carry equal loads at depths
+    // of ~1e-8 m, split the carried load 2:0 as soon as a tilt of 1e-7 rad
+    // put one of them 1e-10 m off the slope: it kept its own estimate, the
+    // other got the whole load as its bound, and the lopsided friction
+    // turned the cylinder at 0.1 rad/s (pgs; a = g (sin - mu cos) was 5%
+    // off). A speculative point a fast wheel brings down from 35 cm
+    // (below) is still far outside it.
+    const double touch = cs->margin + g_h * h;
+    int touching = 0;
+    for (int j = group_start; j <= i; j++) touching += cs->c[j].estimated && cs->c[j].depth > -touch;
     int joint = need > 1 && need <= PAIR_ESTIMATE_MAX && pair_estimate(cs, b, need, est_row, est_approach, est_k, g_h);
     for (int j = group_start; j <= i; j++) {
       TsrContact *cj = &cs->c[j];
@@ -321,7 +351,7 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
       // would hold the car by points 35 cm above the road.
       if (cj->estimated) {
         double share = joint ? cj->bound_normal : cj->bound_normal / need;
-        if (cj->depth > -cs->margin) share = fmax(share, cj->carried / touching);
+        if (cj->depth > -touch) share = fmax(share, cj->carried / touching);
         cj->bound_normal = share;
       }
       // A zero bound (the contact carried no load last step, or a
