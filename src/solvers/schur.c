@@ -129,6 +129,17 @@ struct TsrSchur {
   int refine;  // refine_interface (TSR_SCHUR_NO_REFINE=1: off)
   int *merge_up, *merge_rows;
   int cap_merge_up, cap_merge_rows, cap_keep_lambda, cap_keep_set;
+  // Sticky merges (tsr_schur_solve): the groups of the last merge, as the
+  // merged subsystem of each of the sticky_n subsystems of the partition
+  // given, used for sticky_left more steps (TSR_SCHUR_NO_STICKY=1: off).
+  int sticky;
+  int sticky_n, sticky_left;
+  uint64_t sticky_hash;  // of the partition's body_subsystem at the merge: the groups name its subsystems
+  int *last_gid, cap_last_gid, last_n;  // the groups of the last merge (and its partition's n, hash)
+  uint64_t last_hash;
+  unsigned hist_merge;  // bit k: whether the solve k solves ago needed a merged re-run
+  int *sticky_gid, *sticky_rows, *sticky_cand;
+  int cap_sticky_gid, cap_sticky_rows;
   double *keep_lambda;  // the first attempt's iterate (tsr_schur_solve)
   int8_t *keep_set;
   int trace;
@@ -774,6 +785,7 @@ TsrSchur *tsr_schur_create(int iface_solver) {
   s->cycle_fix = !tsr_env_flag("TSR_SCHUR_NO_CYCLE_FIX");
   s->trace = getenv("TSR_SCHUR_TRACE") != NULL;
   s->merge = !tsr_env_flag("TSR_SCHUR_NO_MERGE");
+  s->sticky = !tsr_env_flag("TSR_SCHUR_NO_STICKY");
   s->defer = !tsr_env_flag("TSR_SCHUR_NO_DEFER");
   s->refine = !tsr_env_flag("TSR_SCHUR_NO_REFINE");
   tsr_mlcp_init(&s->ss.iface);
@@ -791,6 +803,7 @@ void tsr_schur_free(TsrSchur **ps) {
   tsr_substructure_free(&s->ss);
   free(s->hist);
   free(s->merge_up), free(s->merge_rows), free(s->keep_lambda), free(s->keep_set);
+  free(s->sticky_gid), free(s->sticky_rows), free(s->sticky_cand), free(s->last_gid);
   free(s->best_lambda);
   free(s->best_set);
   free(s->row_rho);
@@ -1309,14 +1322,126 @@ static int merged_partition(const TsrMlcp *p, TsrSchur *s, int k_last, TsrPartit
   return G;
 }
 
+// The partition given with its subsystems grouped by gid (subsystem i of
+// part into group gid[i], groups 0..G-1): rows of grouped subsystems go to
+// their group, and an interface row joins a group by merged_partition's
+// rule, read off A's pattern. Returns G, or 0 on allocation failure.
+static int grouped_partition(const TsrMlcp *p, const TsrPartition *part, const int *gid, TsrSchur *s,
+                             TsrPartition *out) {
+  int m = p->m, N = part->n_subsystems, G = 0;
+  if (tsr_grow((void **)&s->sticky_rows, &s->cap_sticky_rows, m + 1, sizeof *s->sticky_rows)) return 0;
+  int *cand = realloc(s->sticky_cand, (size_t)(m + 1) * sizeof *cand);
+  if (!cand) return 0;
+  s->sticky_cand = cand;
+  for (int i = 0; i < N; i++) G = gid[i] + 1 > G ? gid[i] + 1 : G;
+  const int *rs = part->row_subsystem;
+  int *rows = s->sticky_rows;
+  for (int j = 0; j < m; j++) {
+    rows[j] = rs[j] >= 0 ? gid[rs[j]] : -1;
+    if (rs[j] >= 0) continue;
+    int grp = -2;  // -2 none, -1 several
+    for (int q = p->Ap[j]; q < p->Ap[j + 1] && grp != -1; q++) {
+      int r = p->Ai[q];
+      if (rs[r] < 0) continue;
+      int id = gid[rs[r]];
+      grp = grp == -2 || grp == id ? id : -1;
+    }
+    cand[j] = grp;
+  }
+  for (int j = 0; j < m; j++) {
+    if (rs[j] >= 0) continue;
+    int grp = cand[j];
+    for (int q = p->Ap[j]; q < p->Ap[j + 1] && grp >= 0; q++) {
+      int r = p->Ai[q];
+      if (rs[r] < 0 && cand[r] >= 0 && cand[r] != grp) grp = -1;
+    }
+    rows[j] = grp >= 0 ? grp : -1;
+  }
+  memset(out, 0, sizeof *out);
+  out->n_rows = m;
+  out->n_subsystems = G;
+  out->row_subsystem = rows;
+  return G;
+}
+
+// Sticky merges (tsr_schur_solve): a merge whose groups repeat the last
+// merge's, when STICKY_MERGES of the last STICKY_WINDOW solves (this one
+// included) needed one, is kept for the next STICKY_STEPS solves. Replaying
+// direct-bpp's MLCPs of whole runs (compare --replay direct-bpp, 2 threads,
+// schur-bpp ms per step without / with, two runs each):
+//   chain_drop       2.38 / 1.91  (1.30x -> 1.62x direct-bpp's 3.09)
+//   chain_wrap       0.167, 0.187 / 0.165, 0.164 (no sticky merge made)
+//   rock_pile        4.03, 4.01 / 3.75, 3.94
+//   large_rock_pile  3.85, 3.93 / 3.94, 3.96
+// Kept 8 solves, chain_drop gave 1.59x; 32, 1.58-1.65x. Made on any merge,
+// not only a repeated one in a run of merges, sticky groups took
+// large_rock_pile from 3.97x to 2.88x (its merges join 8 subsystems into 2
+// or 3, a different 2 or 3 each time), and chain_wrap from 0.158 to 0.170
+// ms (its merges come in pairs, once in a while).
+#define STICKY_STEPS 16
+#define STICKY_WINDOW 4
+#define STICKY_MERGES 3
+
 int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
                     int8_t *index_set, TsrSolveStats *stats, TsrSchur *s) {
   double t_first = tsr_substructure_now();
-  int rc = schur_once(p, part, params, lambda, index_set, stats, s->merge, s);
+  // Sticky merges: in a pile-up, step after step needs the same merged
+  // re-run, and the first attempts on the partition given are spent for
+  // nothing (on chain_drop, 568 of schur-bpp's 1410 ms of solves, 96
+  // merged steps of 600). While a merge sticks (see STICKY_STEPS), the
+  // first attempt is made on its groups instead, and may merge further;
+  // the partition given is tried again after that. Bit-identical for any
+  // thread count: the choice follows the solves' outcomes only.
+  // TSR_SCHUR_NO_STICKY=1 turns it off.
+  int Nbase = part && part->n_rows == p->m && part->body_subsystem ? part->n_subsystems : 0, sticky = 0;
+  // The groups apply only to the same partition of the bodies: a partition
+  // made again every step (mindp on a pile) numbers other subsystems alike.
+  uint64_t hash =
+      Nbase > 1 ? tsr_fnv1a(TSR_FNV_OFFSET, part->body_subsystem, (size_t)part->n_bodies * sizeof *part->body_subsystem)
+                : 0;
+  TsrPartition sp;
+  const TsrPartition *first = part;
+  if (s->sticky && s->merge && s->sticky_left > 0 && Nbase > 1 && Nbase == s->sticky_n && hash == s->sticky_hash) {
+    s->sticky_left--;
+    if (grouped_partition(p, part, s->sticky_gid, s, &sp) > 0) first = &sp, sticky = 1;
+    if (s->trace && sticky)
+      fprintf(stderr, "schur sticky: %d -> %d subsystems, %d more\n", Nbase, sp.n_subsystems, s->sticky_left);
+  }
+  int rc = schur_once(p, first, params, lambda, index_set, stats, s->merge, s);
+  s->hist_merge <<= 1;
+  if (sticky) {
+    // N and |Gamma| of the partition given (see below).
+    int ng = 0;
+    for (int r = 0; r < p->m; r++) ng += part->row_subsystem[r] < 0;
+    stats->subsystems = Nbase, stats->interface_rows = ng;
+  }
   if (rc != 1 || !s->merge || p->m == 0) return rc;
   TsrPartition mp;
   int N = s->ss.n_sub, G = merged_partition(p, s, stats->coupling_iterations, &mp);
   if (G == 0) return rc;
+  // The groups, as those of the partition given: gid (in merge_up, after
+  // the roots) maps the attempt's subsystems to the merged ones, and a
+  // sticky attempt's own subsystems were groups already. They stick when
+  // they repeat the last merge's in a run of merges (STICKY_MERGES), or
+  // when a sticky attempt had to merge further.
+  if (s->sticky && Nbase > 1 && !tsr_grow((void **)&s->last_gid, &s->cap_last_gid, Nbase + 1, sizeof *s->last_gid) &&
+      !tsr_grow((void **)&s->sticky_gid, &s->cap_sticky_gid, Nbase + 1, sizeof *s->sticky_gid)) {
+    const int *gid = s->merge_up + N;
+    s->hist_merge |= 1u;
+    int recent = 0;
+    for (int k = 0; k < STICKY_WINDOW; k++) recent += (s->hist_merge >> k) & 1u;
+    int same = s->last_n == Nbase && s->last_hash == hash && recent >= STICKY_MERGES;
+    for (int i = 0; i < Nbase; i++) {
+      int g = gid[sticky ? s->sticky_gid[i] : i];
+      same &= s->last_gid[i] == g;
+      s->last_gid[i] = g;
+    }
+    s->last_n = Nbase, s->last_hash = hash;
+    if (sticky || same) {
+      memcpy(s->sticky_gid, s->last_gid, (size_t)Nbase * sizeof *s->sticky_gid);
+      s->sticky_n = Nbase, s->sticky_hash = hash, s->sticky_left = STICKY_STEPS;
+    }
+  }
   // Keep the first attempt's best iterate: the second starts from it and
   // replaces it only with a lower residual.
   int m = p->m;

@@ -4,7 +4,8 @@
 # model run with --threads 1 and --threads 2 must give bit-identical datasets
 # (every dataset except timings), for each substructured solver; the contact
 # cases also with 3 threads (more threads than cores here, and subsystems
-# dealt out unevenly) and chain_wrap's merged re-runs and direct fallbacks.
+# dealt out unevenly), chain_wrap's merged re-runs and direct fallbacks, and
+# chain_drop's pile-up (sticky merges).
 import os
 import subprocess
 import sys
@@ -53,6 +54,8 @@ def main():
              # contact, index sets changing, subsystem restarts and direct fallbacks
              ("rock_pile.yaml", "schur-bpp", ["--steps", "120"], 3),
              ("chain_wrap.yaml", "schur-bpp", ["--steps", "300"], 3),
+             # the pile-up: sticky merges (solvers/schur.c), checked below to happen
+             ("chain_drop.yaml", "schur-bpp", [], 3),
              ("hanging_chain.yaml", "schur-pgs-sm", ["--steps", "20"]),
              ("hanging_chain.yaml", "fbic", ["--steps", "10"])]
     with tempfile.TemporaryDirectory() as tmp:
@@ -70,6 +73,13 @@ def main():
                 print(("FAIL" if bad else "ok  "), model, solver, " ".join(extra), f"1/{threads} threads", bad[:5],
                       f"({len(a)} datasets)")
                 failures += bool(bad)
+        # chain_drop's case above covers sticky merges only if some are made.
+        p = subprocess.run([TESSERA, "run", os.path.join(EXAMPLES, "chain_drop.yaml"), "-o", os.path.join(tmp, "t.h5"),
+                            "--overwrite", "--quiet", "--solver", "schur-bpp", "--threads", "2"],
+                           capture_output=True, text=True, env=dict(os.environ, TSR_SCHUR_TRACE="1"))
+        n = p.stderr.count("schur sticky:")
+        print(("ok  " if p.returncode == 0 and n > 0 else "FAIL"), f"chain_drop schur-bpp: {n} sticky-merge solves")
+        failures += not (p.returncode == 0 and n > 0)
     return 1 if failures else 0
 
 
