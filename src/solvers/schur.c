@@ -139,7 +139,7 @@ struct TsrSchur {
   uint64_t last_hash;
   unsigned hist_merge;  // bit k: whether the solve k solves ago needed a merged re-run
   int *sticky_gid, *sticky_rows, *sticky_cand;
-  int cap_sticky_gid, cap_sticky_rows;
+  int cap_sticky_gid, cap_sticky_rows, cap_sticky_cand;
   double *keep_lambda;  // the first attempt's iterate (tsr_schur_solve)
   int8_t *keep_set;
   int trace;
@@ -1254,6 +1254,41 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
   return converged ? 0 : 1;
 }
 
+// The partition whose rows in subsystem sub_of[r] >= 0 go to group
+// gid[sub_of[r]] (groups 0..G-1), into rows (m entries; cand: m of
+// scratch). An interface row joins group X when every subsystem it couples
+// to (in A's pattern) is in X and no interface row it couples to could
+// join another group: the groups must stay decoupled except through Gamma.
+static void group_rows(const TsrMlcp *p, const int *sub_of, const int *gid, int G, int *rows, int *cand,
+                       TsrPartition *out) {
+  int m = p->m;
+  for (int j = 0; j < m; j++) {
+    rows[j] = sub_of[j] >= 0 ? gid[sub_of[j]] : -1;
+    if (sub_of[j] >= 0) continue;
+    int grp = -2;  // -2 none, -1 several
+    for (int q = p->Ap[j]; q < p->Ap[j + 1] && grp != -1; q++) {
+      int r = p->Ai[q];
+      if (sub_of[r] < 0) continue;
+      int id = gid[sub_of[r]];
+      grp = grp == -2 || grp == id ? id : -1;
+    }
+    cand[j] = grp;
+  }
+  for (int j = 0; j < m; j++) {
+    if (sub_of[j] >= 0) continue;
+    int grp = cand[j];
+    for (int q = p->Ap[j]; q < p->Ap[j + 1] && grp >= 0; q++) {
+      int r = p->Ai[q];
+      if (sub_of[r] < 0 && cand[r] >= 0 && cand[r] != grp) grp = -1;
+    }
+    rows[j] = grp >= 0 ? grp : -1;
+  }
+  memset(out, 0, sizeof *out);
+  out->n_rows = m;
+  out->n_subsystems = G;
+  out->row_subsystem = rows;
+}
+
 // After a failed schur_once: the subsystems whose index sets still changed
 // in the last two coupling iterations (or whose solve failed) are merged
 // with every subsystem they share an interface row with, so that the
@@ -1265,7 +1300,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
 static int merged_partition(const TsrMlcp *p, TsrSchur *s, int k_last, TsrPartition *out) {
   TsrSubstructure *ss = &s->ss;
   int N = ss->n_sub, ng = ss->ng, m = p->m;
-  if (tsr_grow((void **)&s->merge_up, &s->cap_merge_up, 2 * N + ng + 1, sizeof *s->merge_up) ||
+  if (tsr_grow((void **)&s->merge_up, &s->cap_merge_up, 2 * N + m + 1, sizeof *s->merge_up) ||
       tsr_grow((void **)&s->merge_rows, &s->cap_merge_rows, m + 1, sizeof *s->merge_rows))
     return 0;
   int *up = s->merge_up, any = 0;
@@ -1293,74 +1328,21 @@ static int merged_partition(const TsrMlcp *p, TsrSchur *s, int k_last, TsrPartit
   for (int i = 0; i < N; i++)
     if (up[i] == i) gid[i] = G++;
   for (int i = 0; i < N; i++) gid[i] = gid[up[i]];
-  int *rows = s->merge_rows;
-  for (int r = 0; r < m; r++) rows[r] = ss->sub_of[r] >= 0 ? gid[ss->sub_of[r]] : -1;
-  // An interface row joins group X when every subsystem it couples to is in
-  // X and no interface row it couples to (in A) could join another group:
-  // the subsystems must stay decoupled except through Gamma.
-  int *cand = gid + N;
-  for (int g = 0; g < ng; g++) {
-    int grp = -2;  // -2 none, -1 several
-    for (int q = ss->ip[g]; q < ss->ip[g + 1] && grp != -1; q++) {
-      int id = gid[ss->ii[q]];
-      grp = grp == -2 || grp == id ? id : -1;
-    }
-    cand[g] = grp;
-  }
-  for (int g = 0; g < ng; g++) {
-    int grp = cand[g], j = ss->gamma[g];
-    for (int q = p->Ap[j]; q < p->Ap[j + 1] && grp >= 0; q++) {
-      int r = p->Ai[q];
-      if (ss->sub_of[r] < 0 && cand[ss->loc[r]] >= 0 && cand[ss->loc[r]] != grp) grp = -1;
-    }
-    rows[j] = grp >= 0 ? grp : -1;
-  }
-  memset(out, 0, sizeof *out);
-  out->n_rows = m;
-  out->n_subsystems = G;
-  out->row_subsystem = rows;
+  group_rows(p, ss->sub_of, gid, G, s->merge_rows, gid + N, out);
   return G;
 }
 
 // The partition given with its subsystems grouped by gid (subsystem i of
-// part into group gid[i], groups 0..G-1): rows of grouped subsystems go to
-// their group, and an interface row joins a group by merged_partition's
-// rule, read off A's pattern. Returns G, or 0 on allocation failure.
+// part into group gid[i], groups 0..G-1; group_rows). Returns G, or 0 on
+// allocation failure.
 static int grouped_partition(const TsrMlcp *p, const TsrPartition *part, const int *gid, TsrSchur *s,
                              TsrPartition *out) {
   int m = p->m, N = part->n_subsystems, G = 0;
-  if (tsr_grow((void **)&s->sticky_rows, &s->cap_sticky_rows, m + 1, sizeof *s->sticky_rows)) return 0;
-  int *cand = realloc(s->sticky_cand, (size_t)(m + 1) * sizeof *cand);
-  if (!cand) return 0;
-  s->sticky_cand = cand;
+  if (tsr_grow((void **)&s->sticky_rows, &s->cap_sticky_rows, m + 1, sizeof *s->sticky_rows) ||
+      tsr_grow((void **)&s->sticky_cand, &s->cap_sticky_cand, m + 1, sizeof *s->sticky_cand))
+    return 0;
   for (int i = 0; i < N; i++) G = gid[i] + 1 > G ? gid[i] + 1 : G;
-  const int *rs = part->row_subsystem;
-  int *rows = s->sticky_rows;
-  for (int j = 0; j < m; j++) {
-    rows[j] = rs[j] >= 0 ? gid[rs[j]] : -1;
-    if (rs[j] >= 0) continue;
-    int grp = -2;  // -2 none, -1 several
-    for (int q = p->Ap[j]; q < p->Ap[j + 1] && grp != -1; q++) {
-      int r = p->Ai[q];
-      if (rs[r] < 0) continue;
-      int id = gid[rs[r]];
-      grp = grp == -2 || grp == id ? id : -1;
-    }
-    cand[j] = grp;
-  }
-  for (int j = 0; j < m; j++) {
-    if (rs[j] >= 0) continue;
-    int grp = cand[j];
-    for (int q = p->Ap[j]; q < p->Ap[j + 1] && grp >= 0; q++) {
-      int r = p->Ai[q];
-      if (rs[r] < 0 && cand[r] >= 0 && cand[r] != grp) grp = -1;
-    }
-    rows[j] = grp >= 0 ? grp : -1;
-  }
-  memset(out, 0, sizeof *out);
-  out->n_rows = m;
-  out->n_subsystems = G;
-  out->row_subsystem = rows;
+  group_rows(p, part->row_subsystem, gid, G, s->sticky_rows, s->sticky_cand, out);
   return G;
 }
 
