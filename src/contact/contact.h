@@ -48,6 +48,8 @@ typedef struct {
   double carried;  // the shape pair's normal impulse of the previous step that no matched contact continues (match.c)
   TsrVec3 r[2];    // point minus each body's centre of mass at detection
   TsrVec3 slip;    // tangential slip of body 0 over body 1 at the point since the contact last stuck (rows.c)
+  TsrVec3 anchor[2];  // body s's material point at point +/- slip / 2, minus its centre of mass, at the step's start
+                      // (rows.c)
   // filled by tsr_contact_store
   double impulse[3];  // normal, t1, t2 (N s)
   int8_t index_set[3];
@@ -128,12 +130,16 @@ void tsr_contact_warm_start_solved(const TsrContacts *cs, const TsrRowSet *rows,
 // Stores the solved impulses (and index sets) of the contact rows.
 void tsr_contact_store(TsrContacts *cs, const double *lambda, const int8_t *index_set);
 
-// After the step's velocities v_new [6 n] (Eq. 2): each contact whose two
-// friction impulses lie strictly inside their bounds (p's lo, hi: it
-// sticks) adds h times its tangential sliding velocity to its slip; any
-// other's slip is cleared (it slides, or carries no friction). The next
-// step's friction rows pull the slip back (rows.c: the stiction anchor).
-void tsr_contact_update_slip(TsrContacts *cs, const TsrBodies *b, const TsrMlcp *p, const double *lambda,
+// After the step's velocities v_new [6 n] (Eq. 2, and the poses of Eq. 6
+// they made): each contact that sticks (both friction rows get, to 1e-5
+// m/s, the velocity they asked for, w = J v+ + C lambda + rhs, at a bound
+// or not) adds to its slip how far its two anchors (rows.c) moved apart
+// with their bodies over the step, or, where the bodies roll on each
+// other, h times its tangential J v+, less h w of a row at its bound (that
+// part slid); the normal part is dropped (match.c). Any other's slip is
+// cleared (it slides, or carries no friction). The next step's friction
+// rows pull the slip back (rows.c: the stiction anchor).
+void tsr_contact_update_slip(TsrContacts *cs, const TsrBodies *b, const TsrRowSet *rows, const double *lambda,
                              const double *v_new, double h);
 
 // Friction bounds refreshed from this step's solution (seed 000 §8.2's

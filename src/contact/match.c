@@ -230,23 +230,88 @@ void tsr_contact_store(TsrContacts *cs, const double *lambda, const int8_t *inde
   }
 }
 
-void tsr_contact_update_slip(TsrContacts *cs, const TsrBodies *b, const TsrMlcp *p, const double *lambda,
+// A contact slides when a friction row misses the velocity its row asked
+// for (w = J v+ + C lambda + rhs, 0 for a row inside its bounds) by more
+// than this, the speed above which rows.c takes the sliding direction as t1.
+#define SLIDING_SPEED 1e-5
+
+// The displacement over the step of the material point at offset a from
+// body k's centre of mass at its start: h v+ and the integrator's turn,
+// 2 atan(h |w_rot| / 2) about w_rot = w+ plus the gyroscopic shift
+// (tsr_bodies_integrate), each small, so it keeps its relative precision.
+static TsrVec3 step_displacement(const TsrBodies *b, const double *v_new, int k, TsrVec3 a, double h) {
+  if (b->fixed[k]) return tsr_v3(0, 0, 0);
+  const double *s = &v_new[6 * k];
+  TsrVec3 d = tsr_v3(h * s[0], h * s[1], h * s[2]);
+  const TsrVec3 wr = tsr_v3_add(tsr_v3(s[3], s[4], s[5]), b->gyro_shift[k]);
+  const double wn = tsr_v3_norm(wr);
+  if (wn > 0) {
+    const double phi = 2.0 * atan(0.5 * h * wn), half = sin(0.5 * phi);
+    const TsrVec3 u = tsr_v3_scale(wr, 1.0 / wn), ua = tsr_v3_cross(u, a);
+    d = tsr_v3_madd(tsr_v3_madd(d, ua, sin(phi)), tsr_v3_cross(u, ua), 2.0 * half * half);
+  }
+  return d;
+}
+
+void tsr_contact_update_slip(TsrContacts *cs, const TsrBodies *b, const TsrRowSet *rows, const double *lambda,
                              const double *v_new, double h) {
   for (int i = 0; i < cs->n; i++) {
     TsrContact *c = &cs->c[i];
+    const int r0 = cs->first_row + 3 * i;
+    // (the friction rows' J v+: the points' relative velocity along t1, t2)
+    const TsrVec3 v = tsr_v3_sub(tsr_contact_point_velocity(b, v_new, c->body[0], c->r[0]),
+                                 tsr_contact_point_velocity(b, v_new, c->body[1], c->r[1]));
     int stuck = 1;
-    for (int k = 1; k <= 2 && stuck; k++) {
-      int r = cs->first_row + 3 * i + k;
-      double lo = p->lo[r], hi = p->hi[r], tol = 1e-9 * (hi - lo);
-      stuck = hi > lo && lambda[r] > lo + tol && lambda[r] < hi - tol;
+    double w[2];
+    for (int k = 1; k <= 2; k++) {
+      const TsrRow *row = &rows->rows[r0 + k];
+      w[k - 1] = tsr_v3_dot(v, k == 1 ? c->t1 : c->t2) + row->compliance * lambda[r0 + k] + row->rhs;
+      stuck = stuck && row->hi > row->lo && fabs(w[k - 1]) <= SLIDING_SPEED;
+      // (inside its bounds w is 0 but for the solve's round-off, which the
+      // slip must not take in place of the motion that J v+ measures)
+      const double tol = 1e-9 * (row->hi - row->lo);
+      if (lambda[r0 + k] > row->lo + tol && lambda[r0 + k] < row->hi - tol) w[k - 1] = 0.0;
     }
     if (!stuck) {
       c->slip = tsr_v3(0, 0, 0);
       continue;
     }
-    // (the friction rows' J v: the points' relative velocity along t1, t2)
-    TsrVec3 v = tsr_v3_sub(tsr_contact_point_velocity(b, v_new, c->body[0], c->r[0]),
-                           tsr_contact_point_velocity(b, v_new, c->body[1], c->r[1]));
-    c->slip = tsr_v3_madd(tsr_v3_madd(c->slip, c->t1, h * tsr_v3_dot(v, c->t1)), c->t2, h * tsr_v3_dot(v, c->t2));
+    // The anchor gives way by what its rows at a bound did not get, h w
+    // along t1, t2: a contact at its bound that creeps below
+    // SLIDING_SPEED slides, and that slide is no slip to pull back. Kept,
+    // it pinned the contact where it was when the bound held nothing (a
+    // fresh contact's first-step bound of 1e-16 N s under a capsule lying
+    // on a cylinder's end recorded 2 nm that its neighbour, new a step
+    // later, did not: a rigid body cannot meet both anchors, and the pair
+    // locked in 1.5e-3 N s of opposing friction for good).
+    const TsrVec3 give = tsr_v3_madd(tsr_v3_scale(c->t1, h * w[0]), c->t2, h * w[1]);
+    // A rolling contact (the bodies turn relative to each other about an
+    // axis in the tangent plane) moves over both surfaces: its anchors are
+    // not the points in touch after the step, and the poses' turn by the
+    // integrator's Cayley angle, 2 atan(h w / 2) < h w, would show as a slip
+    // of (h w)^3 r / 4 a step that the anchor then fought (a ball rolling
+    // down a slope lost 6% of 5/7 g sin). It adds h J v+ along t1, t2.
+    const TsrVec3 w_rel = tsr_v3_sub(b->w[c->body[0]], b->w[c->body[1]]);
+    double arm = INFINITY;
+    for (int s = 0; s < 2; s++)
+      if (!b->fixed[c->body[s]]) arm = fmin(arm, tsr_v3_norm(c->r[s]));
+    if (tsr_v3_norm(tsr_v3_cross(c->normal, w_rel)) * arm > SLIDING_SPEED) {
+      c->slip = tsr_v3_sub(
+          tsr_v3_madd(tsr_v3_madd(c->slip, c->t1, h * tsr_v3_dot(v, c->t1)), c->t2, h * tsr_v3_dot(v, c->t2)), give);
+      continue;
+    }
+    // Where the two anchors went with their bodies (positions, rotations
+    // and the integrator's own geometry: a point riding a turntable moves on
+    // a chord, its centre of mass on a tangent), less the normal part. Summed
+    // as the slip plus each anchor's own displacement, not as the difference
+    // of the anchors' world positions: those carry the round-off of the
+    // poses (ulp(x), 4e-16 m at 3 m), which the anchor then fed back as
+    // forcing at every step; a stack at rest yawed by 1e-16 rad and box-box
+    // clipping made a contact mid-edge that tipped its top (drift 1e-9 m).
+    const TsrVec3 d =
+        tsr_v3_sub(tsr_v3_add(c->slip, tsr_v3_sub(step_displacement(b, v_new, c->body[0], c->anchor[0], h),
+                                                  step_displacement(b, v_new, c->body[1], c->anchor[1], h))),
+                   give);
+    c->slip = tsr_v3_madd(d, c->normal, -tsr_v3_dot(d, c->normal));
   }
 }

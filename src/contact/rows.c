@@ -25,6 +25,23 @@
 // eps F and stays. A material with zero compliance uses 1e-10 m/N for its
 // friction rows.
 //
+// The slip is a displacement, not a sum of velocities: two anchors, the
+// material points of the two bodies half the slip either side of the
+// point; after the step, the slip is where they went (each anchor's own
+// displacement under the integrator's step added to the slip), less the
+// normal part, and the next step lays it into its own tangent plane. It
+// follows both bodies, rotation included, and sees what J v+ = 0 does not: on a turntable a sticking box's centre moves
+// on the tangent while the point under it moves on the chord, a radial gap
+// of omega^2 R h^2 / 2 a step, and the box went outward at omega^2 R h / 2
+// (2.6 cm/s at h = 1/60) while the slip summed h J v+; now it settles at
+// (1 + 4 d) / 4 of that gap (tests/physics/test_contact_turntable.c).
+// A contact keeps its slip while its rows get, to 1e-5 m/s, the velocity
+// they asked for (match.c), at a bound or not, a row at its bound giving
+// way by what it did not get: the corners of a box share its load
+// unevenly, one reaches its bound while the others hold the box, and
+// clearing its slip then left the four corners asking for different
+// displacements of one rigid box.
+//
 // Friction bound (Eq. 11): mu times the matched contact's lambda_n of the
 // previous step, 0 included: a matched contact that carried no load (it was
 // separated within the margin, or a redundant neighbour carried it) gets no
@@ -306,8 +323,8 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
     c->t1 = tangent(cs, c, b, vf_rel);
     c->t2 = tsr_v3_cross(n, c->t1);
     double eps_f = c->compliance > 0.0 ? c->compliance : 1e-10;
-    // The stiction anchor: the slip since the contact last stuck, carried
-    // over from its match and laid into the new tangent plane, is the
+    // The stiction anchor: the slip since the contact last stuck, measured
+    // after the step before and laid into the new tangent plane, is the
     // friction rows' position error (SPOOK, as a joint's: the 4 g / (h (1 +
     // 4d)) part of tsr_spook_rhs). Without it a sticking contact crept at
     // C lambda for ever, which grows with the load (a 1e4 kg box on a 20
@@ -315,6 +332,12 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
     // with it the slip settles at the compliance's own deflection.
     TsrVec3 slip = c->match >= 0 ? cs->prev[c->match].slip : tsr_v3(0, 0, 0);
     c->slip = tsr_v3_madd(slip, n, -tsr_v3_dot(slip, n));
+    // The anchors: the material points of the two bodies that the slip
+    // separates, placed half of it either side of the point, as offsets
+    // from each body's centre of mass. After the step,
+    // tsr_contact_update_slip adds how far each moved with its body: the
+    // slip follows the bodies' motion, rotation included.
+    for (int s = 0; s < 2; s++) c->anchor[s] = tsr_v3_madd(c->r[s], c->slip, s ? -0.5 : 0.5);
     for (int k = 0; k < 2; k++) {
       TsrVec3 t = k ? c->t2 : c->t1;
       TsrRow *rf = push_row(rows, c, i, t, TSR_ROW_CONTACT_FRICTION);

@@ -477,7 +477,7 @@ int tsr_world_step(TsrWorld *w) {
   if (!failed) {
     integrate(w);
     tsr_joints_track(&w->joints, w->model, &w->bodies, w->h, &w->rows, w->lambda, w->v_new);
-    tsr_contact_update_slip(&w->contacts, &w->bodies, &w->mlcp, w->lambda, w->v_new, w->h);
+    tsr_contact_update_slip(&w->contacts, &w->bodies, &w->rows, w->lambda, w->v_new, w->h);
   }
   double t5 = tsr_now_seconds();
 
