@@ -326,15 +326,42 @@ static int check_coupling(TsrWorld *w) {
 // map 1:1 from the previous step (their number and order never change),
 // contact rows from their matched contacts (contact/match.c); the rest start
 // at 0 and free.
-static int solve(TsrWorld *w) {
+// The coupling check and A, b of the step's rows (Eq. 5).
+static int assemble(TsrWorld *w) {
   TsrBodies *b = &w->bodies;
-  geometric_stiffness(w);
-  double t0 = tsr_now_seconds();
   if (check_coupling(w)) return -1;
   if (tsr_mlcp_assemble(&w->rows, b->n, b->inv_mass, b->inv_inertia_world, w->v_free, &w->mlcp)) {
     snprintf(w->error, sizeof w->error, "out of memory assembling the MLCP (%d rows)", w->rows.count);
     return -1;
   }
+  return 0;
+}
+
+// The assembled MLCP solved from the warm start in lambda and index_set,
+// friction refreshed; its time added to /stats/solve_seconds (the MLCP
+// solve alone: OUTPUT.md; what seed 000 Table 3 reports, and what `tessera
+// compare --replay` times); the joint rows' solution kept for the next
+// step's warm start and the contacts' for matching.
+static int solve_assembled(TsrWorld *w) {
+  memset(&w->solve_stats, 0, sizeof w->solve_stats);
+  double ts = tsr_now_seconds();
+  w->solve_status = tsr_solver_solve(w->solver, &w->mlcp, &w->partition, w->lambda, w->index_set, &w->solve_stats);
+  refresh_friction(w);
+  w->stats.solve_seconds += tsr_now_seconds() - ts;
+  int nj = w->n_joint_rows;
+  if (nj > 0) {
+    memcpy(w->prev_lambda, w->lambda, (size_t)nj * sizeof(double));
+    memcpy(w->prev_index_set, w->index_set, (size_t)nj);
+  }
+  w->prev_joint_rows = nj;
+  tsr_contact_store(&w->contacts, w->lambda, w->index_set);
+  return w->solve_status < 0 ? -1 : 0;
+}
+
+static int solve(TsrWorld *w) {
+  geometric_stiffness(w);
+  double t0 = tsr_now_seconds();
+  if (assemble(w)) return -1;
   w->assemble_seconds = tsr_now_seconds() - t0;
   int m = w->rows.count, nj = w->n_joint_rows;
   // A model without rows (free bodies) has NULL row arrays: the copies are
@@ -350,22 +377,9 @@ static int solve(TsrWorld *w) {
     }
     tsr_contact_warm_start(&w->contacts, &w->rows, w->lambda, w->index_set);
   }
-  memset(&w->solve_stats, 0, sizeof w->solve_stats);
+  // (assembly, warm start and the replay hook are outside solve_seconds)
   if (w->solve_hook) w->solve_hook(w, w->solve_hook_ctx);
-  // /stats/solve_seconds is the MLCP solve alone (OUTPUT.md; what seed 000
-  // Table 3 reports, and what `tessera compare --replay` times): assembly,
-  // warm start and the replay hook are outside it.
-  double ts = tsr_now_seconds();
-  w->solve_status = tsr_solver_solve(w->solver, &w->mlcp, &w->partition, w->lambda, w->index_set, &w->solve_stats);
-  refresh_friction(w);
-  w->stats.solve_seconds = tsr_now_seconds() - ts;
-  if (nj > 0) {
-    memcpy(w->prev_lambda, w->lambda, (size_t)nj * sizeof(double));
-    memcpy(w->prev_index_set, w->index_set, (size_t)nj);
-  }
-  w->prev_joint_rows = nj;
-  tsr_contact_store(&w->contacts, w->lambda, w->index_set);
-  return w->solve_status < 0 ? -1 : 0;
+  return solve_assembled(w);
 }
 
 // v+ = v_free + M^-1 J^T lambda (Eq. 2) into v_new.
@@ -388,21 +402,18 @@ static void velocities(TsrWorld *w) {
   }
 }
 
-// Stage 4b: struck bodies (contact/recollide.c). When the solved v+ carries
-// some shape farther than the step's detection reached, the shapes are
-// detected again at v+, the contacts found new are added (their rows after
-// the joint rows, in contact order, as stage 2 makes them) and the MLCP is
-// solved again, warm-started from the last solve; at most `passes` times.
-// Joint rows are as they were (the same number and order), and keep their
-// solution as the warm start; the geometric stiffness of stage 4 is in the
-// bodies' inertia already. /stats/solve_seconds and collide_seconds count
-// every solve and detection of the step; the solver's other statistics are
-// those of the last solve (as refresh_friction's).
+// Stage 4b: struck bodies (contact/recollide.c). When the solved v+ (in
+// v_new, which each re-solve brings up to date) carries some shape farther
+// than the step's detection reached, the shapes are detected again at v+, the contacts found new are added (their rows
+// after the joint rows, in contact order, as stage 2 makes them) and the MLCP is solved again, warm-started from the
+// last solve; at most `passes` times. Joint rows are as they were (the same number and order), and keep their solution
+// as the warm start; the geometric stiffness of stage 4 is in the bodies' inertia already. /stats/solve_seconds and
+// collide_seconds count every solve and detection of the step; the solver's other statistics are those of the last
+// solve (as refresh_friction's).
 static int recollide(TsrWorld *w) {
   TsrBodies *b = &w->bodies;
   const TsrModel *m = w->model;
   for (int pass = 0; pass < w->recollide_passes; pass++) {
-    velocities(w);
     double t0 = tsr_now_seconds();
     if (!tsr_contact_struck(&w->contacts, m, b, w->v_new, w->struck_tol)) {
       w->stats.collide_seconds += tsr_now_seconds() - t0;
@@ -431,33 +442,16 @@ static int recollide(TsrWorld *w) {
     double t1 = tsr_now_seconds();
     int failed = partition(w) ? -1 : 0;
     w->stats.partition_seconds += tsr_now_seconds() - t1;
-    if (failed || check_coupling(w)) return -1;
-    if (tsr_mlcp_assemble(&w->rows, b->n, b->inv_mass, b->inv_inertia_world, w->v_free, &w->mlcp)) {
-      snprintf(w->error, sizeof w->error, "out of memory assembling the MLCP (%d rows)", w->rows.count);
-      return -1;
-    }
+    if (failed || assemble(w)) return -1;
     tsr_contact_warm_start_solved(&w->contacts, &w->rows, w->lambda, w->index_set);
-    double ts = tsr_now_seconds();
-    memset(&w->solve_stats, 0, sizeof w->solve_stats);
-    w->solve_status = tsr_solver_solve(w->solver, &w->mlcp, &w->partition, w->lambda, w->index_set, &w->solve_stats);
-    refresh_friction(w);
-    w->stats.solve_seconds += tsr_now_seconds() - ts;
-    const int nj = w->n_joint_rows;
-    if (nj > 0) {
-      memcpy(w->prev_lambda, w->lambda, (size_t)nj * sizeof(double));
-      memcpy(w->prev_index_set, w->index_set, (size_t)nj);
-    }
-    tsr_contact_store(&w->contacts, w->lambda, w->index_set);
-    if (w->solve_status < 0) return -1;
+    if (solve_assembled(w)) return -1;
+    velocities(w);
   }
   return 0;
 }
 
-// Stage 5: v+ (Eq. 2), then positions (Eq. 6).
-static void integrate(TsrWorld *w) {
-  velocities(w);
-  tsr_bodies_integrate(&w->bodies, w->v_new, w->h);
-}
+// Stage 5: positions from v+ (Eq. 6).
+static void integrate(TsrWorld *w) { tsr_bodies_integrate(&w->bodies, w->v_new, w->h); }
 
 int tsr_world_step(TsrWorld *w) {
   TsrStepStats *st = &w->stats;
@@ -472,7 +466,8 @@ int tsr_world_step(TsrWorld *w) {
   double t2 = tsr_now_seconds();
   if (!failed) failed = partition(w) ? -1 : 0;
   double t3 = tsr_now_seconds();
-  if (!failed) failed = solve(w);      // sets st->solve_seconds
+  if (!failed) failed = solve(w);  // sets st->solve_seconds
+  if (!failed) velocities(w);
   if (!failed) failed = recollide(w);  // adds to st->solve_seconds, collide_seconds, partition_seconds
   if (!failed) {
     integrate(w);
