@@ -29,6 +29,14 @@ int tsr_contact_collider_struck(const TsrCollider *c, const TsrModel *m, const T
 
 // match.c: sets c[i].match against cs->prev.
 int tsr_contact_match(TsrContacts *cs);
+// The order of contacts by shape pair (collide.c sorts them so): < 0, 0, > 0.
+static inline int tsr_contact_pair_cmp(const TsrContact *a, const TsrContact *b) {
+  if (a->shape[0] != b->shape[0]) return a->shape[0] < b->shape[0] ? -1 : 1;
+  return (a->shape[1] > b->shape[1]) - (a->shape[1] < b->shape[1]);
+}
+// How far apart two contacts of k's shape pair may lie and still be one
+// (match.c: a contact continues one of the previous step within it).
+double tsr_contact_match_radius(const TsrContacts *cs, const TsrContact *k);
 
 // Velocity of body k's material point at r from its centre of mass, from
 // its state (b->v, b->w); zero for fixed bodies.

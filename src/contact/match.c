@@ -96,12 +96,8 @@ const char *tsr_contact_error(const TsrContacts *cs) {
   return e[0] ? e : "out of memory";
 }
 
-static int same_pair(const TsrContact *a, const TsrContact *b) {
-  return a->shape[0] == b->shape[0] && a->shape[1] == b->shape[1];
-}
-
-static int pair_before(const TsrContact *a, const TsrContact *b) {
-  return a->shape[0] != b->shape[0] ? a->shape[0] < b->shape[0] : a->shape[1] < b->shape[1];
+double tsr_contact_match_radius(const TsrContacts *cs, const TsrContact *k) {
+  return fmax(cs->margin, 0.1 * fmin(cs->shape_size[k->shape[0]], cs->shape_size[k->shape[1]]));
 }
 
 static double local_distance(const TsrContact *a, const TsrContact *b) {
@@ -117,7 +113,7 @@ static void match_group(TsrContacts *cs, int c0, int nc, int p0, int np) {
     cur[0].match = p0;
     return;
   }
-  double r = fmax(cs->margin, 0.1 * fmin(cs->shape_size[cur[0].shape[0]], cs->shape_size[cur[0].shape[1]]));
+  double r = tsr_contact_match_radius(cs, &cur[0]);
   int *taken = cs->scratch;  // [np]
   for (int j = 0; j < np; j++) taken[j] = 0;
   for (;;) {
@@ -141,18 +137,18 @@ int tsr_contact_match(TsrContacts *cs) {
   int i = 0, j = 0;
   while (i < cs->n && j < cs->n_prev) {
     const TsrContact *a = &cs->c[i], *p = &cs->prev[j];
-    if (pair_before(p, a)) {
+    if (tsr_contact_pair_cmp(p, a) < 0) {
       j++;
       continue;
     }
     int ie = i + 1;
-    while (ie < cs->n && same_pair(&cs->c[ie], a)) ie++;
-    if (!same_pair(p, a)) {
+    while (ie < cs->n && !tsr_contact_pair_cmp(&cs->c[ie], a)) ie++;
+    if (tsr_contact_pair_cmp(p, a)) {
       i = ie;
       continue;
     }
     int je = j + 1;
-    while (je < cs->n_prev && same_pair(&cs->prev[je], p)) je++;
+    while (je < cs->n_prev && !tsr_contact_pair_cmp(&cs->prev[je], p)) je++;
     if (je - j > cs->cap_scratch) {
       int *s = realloc(cs->scratch, (size_t)(je - j) * sizeof *s);
       if (!s) return -1;
@@ -236,18 +232,16 @@ void tsr_contact_store(TsrContacts *cs, const double *lambda, const int8_t *inde
 #define SLIDING_SPEED 1e-5
 
 // The displacement over the step of the material point at offset a from
-// body k's centre of mass at its start: h v+ and the integrator's turn,
-// 2 atan(h |w_rot| / 2) about w_rot = w+ plus the gyroscopic shift
-// (tsr_bodies_integrate), each small, so it keeps its relative precision.
+// body k's centre of mass at its start: h v+ and the integrator's turn
+// (tsr_bodies_turn), each small, so it keeps its relative precision.
 static TsrVec3 step_displacement(const TsrBodies *b, const double *v_new, int k, TsrVec3 a, double h) {
   if (b->fixed[k]) return tsr_v3(0, 0, 0);
   const double *s = &v_new[6 * k];
-  TsrVec3 d = tsr_v3(h * s[0], h * s[1], h * s[2]);
-  const TsrVec3 wr = tsr_v3_add(tsr_v3(s[3], s[4], s[5]), b->gyro_shift[k]);
-  const double wn = tsr_v3_norm(wr);
-  if (wn > 0) {
-    const double phi = 2.0 * atan(0.5 * h * wn), half = sin(0.5 * phi);
-    const TsrVec3 u = tsr_v3_scale(wr, 1.0 / wn), ua = tsr_v3_cross(u, a);
+  TsrVec3 d = tsr_v3(h * s[0], h * s[1], h * s[2]), wr;
+  const double phi = tsr_bodies_turn(b, k, v_new, h, &wr);
+  if (phi > 0) {
+    const double half = sin(0.5 * phi);
+    const TsrVec3 u = tsr_v3_scale(wr, 1.0 / tsr_v3_norm(wr)), ua = tsr_v3_cross(u, a);
     d = tsr_v3_madd(tsr_v3_madd(d, ua, sin(phi)), tsr_v3_cross(u, ua), 2.0 * half * half);
   }
   return d;

@@ -32,24 +32,10 @@
 #include <string.h>
 
 #include "contact/contact_internal.h"
+#include "util/grow.h"
 
 int tsr_contact_struck(const TsrContacts *cs, const TsrModel *m, const TsrBodies *b, const double *v_new, double tol) {
   return tsr_contact_collider_struck(cs->collider, m, b, v_new, tol);
-}
-
-static int grow_contacts(TsrContact **p, int *cap, int n) {
-  if (n <= *cap) return 0;
-  int c = n > 2 * *cap ? n : 2 * *cap;
-  TsrContact *q = realloc(*p, (size_t)c * sizeof *q);
-  if (!q) return -1;
-  *p = q;
-  *cap = c;
-  return 0;
-}
-
-static int pair_cmp(const TsrContact *a, const TsrContact *b) {
-  if (a->shape[0] != b->shape[0]) return a->shape[0] < b->shape[0] ? -1 : 1;
-  return (a->shape[1] > b->shape[1]) - (a->shape[1] < b->shape[1]);
 }
 
 // Whether the motion at v+ (b_plus) takes contact k's points into each
@@ -66,7 +52,7 @@ static int violated(const TsrContact *k, const TsrBodies *b_plus, double h) {
 
 int tsr_contact_recollide(TsrContacts *cs, const TsrModel *m, const TsrBodies *b_plus) {
   // The step's contacts so far (with their first solution) into cs->first.
-  if (grow_contacts(&cs->first, &cs->cap_first, cs->n)) return -1;
+  if (tsr_grow((void **)&cs->first, &cs->cap_first, cs->n, sizeof *cs->first)) return -1;
   if (cs->n > 0) memcpy(cs->first, cs->c, (size_t)cs->n * sizeof *cs->c);
   const int nf = cs->n;
   cs->n_first = nf;
@@ -80,15 +66,15 @@ int tsr_contact_recollide(TsrContacts *cs, const TsrModel *m, const TsrBodies *b
   cs->c = t, cs->cap = tc;
   const int nn = cs->n;
   const TsrContact *first = cs->first, *fresh = cs->fresh;
-  if (grow_contacts(&cs->c, &cs->cap, nf + nn)) return -1;
+  if (tsr_grow((void **)&cs->c, &cs->cap, nf + nn, sizeof *cs->c)) return -1;
   int n = 0;
   for (int i = 0, j = 0; i < nf || j < nn;) {
-    const TsrContact *key = i < nf && (j >= nn || pair_cmp(&first[i], &fresh[j]) <= 0) ? &first[i] : &fresh[j];
+    const TsrContact *key =
+        i < nf && (j >= nn || tsr_contact_pair_cmp(&first[i], &fresh[j]) <= 0) ? &first[i] : &fresh[j];
     int ie = i, je = j;
-    while (ie < nf && pair_cmp(&first[ie], key) == 0) ie++;
-    while (je < nn && pair_cmp(&fresh[je], key) == 0) je++;
-    const double r =
-        fmax(cs->margin, 0.1 * fmin(cs->shape_size[key->shape[0]], cs->shape_size[key->shape[1]]));  // match.c
+    while (ie < nf && tsr_contact_pair_cmp(&first[ie], key) == 0) ie++;
+    while (je < nn && tsr_contact_pair_cmp(&fresh[je], key) == 0) je++;
+    const double r = tsr_contact_match_radius(cs, key);
     for (int q = i; q < ie; q++) {
       cs->c[n] = first[q];
       cs->c[n].solved = q;

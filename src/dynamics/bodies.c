@@ -149,10 +149,10 @@ void tsr_bodies_integrate(TsrBodies *b, const double *v_new, double h) {
     // R+ I w+ = R I w exactly (expand cay: (1 + h/2 w^) I w+ = (1 - h/2 w^) I w
     // is the midpoint equation), so a free body keeps its world-frame angular
     // momentum to round-off; constraint impulses enter through w+ as in Eq. 6.
-    TsrVec3 wr = tsr_v3_add(b->w[k], b->gyro_shift[k]);
-    double wn = tsr_v3_norm(wr);
-    if (wn > 0) {
-      TsrQuat dq = tsr_q_axis_angle(wr, 2.0 * atan(0.5 * h * wn));  // Cayley: cay(h w_rot)
+    TsrVec3 wr;
+    double turn = tsr_bodies_turn(b, k, v_new, h, &wr);
+    if (turn > 0) {
+      TsrQuat dq = tsr_q_axis_angle(wr, turn);  // Cayley: cay(h w_rot)
       b->q[k] = tsr_q_normalize(tsr_q_mul(dq, b->q[k]));
       // The angular velocity turns with the body (its body-frame value is
       // what the midpoint rule produced); a no-op when w_rot is parallel to w+,

@@ -53,6 +53,15 @@ void tsr_bodies_free_velocity(TsrBodies *b, TsrVec3 gravity, double h, double *v
 // v+ = v_free + M^-1 J^T lambda is done by the caller (it owns the rows);
 // this stores v+ and advances positions and orientations (Eq. 6).
 void tsr_bodies_integrate(TsrBodies *b, const double *v_new, double h);
+// The turn tsr_bodies_integrate gives body k over the step at v_new (6 a
+// body): returns the angle, 2 atan(h |w_rot| / 2), about w_rot = w+ plus
+// the gyroscopic shift (in *w_rot); 0 when w_rot is 0.
+static inline double tsr_bodies_turn(const TsrBodies *b, int k, const double *v_new, double h, TsrVec3 *w_rot) {
+  const double *s = &v_new[6 * k];
+  *w_rot = tsr_v3_add(tsr_v3(s[3], s[4], s[5]), b->gyro_shift[k]);
+  double wn = tsr_v3_norm(*w_rot);
+  return wn > 0 ? 2.0 * atan(0.5 * h * wn) : 0.0;
+}
 
 // Index of the first moving body whose state is not finite, or -1.
 int tsr_bodies_find_nonfinite(const TsrBodies *b);
