@@ -15,6 +15,7 @@ static TsrVec3 to_local(const TsrSide *s, TsrVec3 world_point) {
 
 int tsr_joints_init(TsrJoints *js, const TsrModel *m, const TsrBodies *b) {
   js->n = m->n_joints;
+  js->n_rows = js->motors = 0;
   js->frames = calloc((size_t)m->n_joints + 1, sizeof *js->frames);
   if (!js->frames) return -1;
   for (int j = 0; j < m->n_joints; j++) {
@@ -47,6 +48,8 @@ int tsr_joints_init(TsrJoints *js, const TsrModel *m, const TsrBodies *b) {
     // The loader gives the default (the anchors' distance); a length the
     // model sets, 0 included, is kept.
     if (d->type == TSR_JOINT_DISTANCE) f->length = d->length;
+    js->n_rows += tsr_joint_row_count(d);
+    js->motors |= d->has_motor;
   }
   return 0;
 }
@@ -279,16 +282,14 @@ void tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodi
 
 void tsr_joints_track(TsrJoints *js, const TsrModel *m, const TsrBodies *b, double h, const TsrRowSet *rows,
                       const double *lambda, const double *v_new) {
-  int motors = 0;
   for (int j = 0; j < js->n; j++) {
-    motors |= m->joints[j].has_motor;
     // Only a limit row reads the angle (hinge.c): a wheel is not followed.
     if (js->frames[j].type != TSR_JOINT_HINGE || !m->joints[j].has_limits) continue;
     TsrJointCtx c;
     make_ctx(&c, js, m, b, NULL, j, h, NULL);
     js->frames[j].angle = tsr_joint_hinge_angle(&c);
   }
-  if (!motors) return;
+  if (!js->motors) return;
   // Each motor's lag gains h (J v+ - speed), J v+ the rate of its own row at
   // the step's solved velocities (Eq. 2): the servo holds the bodies' velocity
   // at the speed, rather than the pose's rate (Cayley's rotation by
@@ -296,7 +297,7 @@ void tsr_joints_track(TsrJoints *js, const TsrModel *m, const TsrBodies *b, doub
   // speed + speed^3 h^2 / 12). A saturated motor (impulse at a bound) is not
   // tracking: its lag becomes the spring's deflection under that impulse,
   // -eps lambda / h (the steady state of its row), not the distance lost.
-  for (int r = 0; r < rows->count; r++) {
+  for (int r = 0; r < js->n_rows && r < rows->count; r++) {  // (the joints' rows come first)
     const TsrRow *row = &rows->rows[r];
     if (row->type != TSR_ROW_MOTOR) continue;
     const TsrJointDef *d = &m->joints[row->source];

@@ -29,6 +29,8 @@ typedef struct {
 typedef struct {
   int n;
   TsrJointFrame *frames;
+  int n_rows;  // the joints' rows, first in every step's row set (fixed for a run)
+  int motors;  // whether any joint has a motor
 } TsrJoints;
 
 int tsr_joints_init(TsrJoints *js, const TsrModel *m, const TsrBodies *b);
