@@ -48,8 +48,6 @@ typedef struct {
   double carried;  // the shape pair's normal impulse of the previous step that no matched contact continues (match.c)
   TsrVec3 r[2];    // point minus each body's centre of mass at detection
   TsrVec3 slip;    // tangential slip of body 0 over body 1 at the point since the contact last stuck (rows.c)
-  TsrVec3 anchor[2];  // body s's material point at point +/- slip / 2, minus its centre of mass, at the step's start
-                      // (rows.c)
   // filled by tsr_contact_store
   double impulse[3];  // normal, t1, t2 (N s)
   int8_t index_set[3];
@@ -133,7 +131,8 @@ void tsr_contact_store(TsrContacts *cs, const double *lambda, const int8_t *inde
 // After the step's velocities v_new [6 n] (Eq. 2, and the poses of Eq. 6
 // they made): each contact that sticks (both friction rows get, to 1e-5
 // m/s, the velocity they asked for, w = J v+ + C lambda + rhs, at a bound
-// or not) adds to its slip how far its two anchors (rows.c) moved apart
+// or not) adds to its slip how far its two anchors (the bodies' material
+// points half the slip either side of the point) moved apart
 // with their bodies over the step, or, where the bodies roll on each
 // other, h times its tangential J v+, less h w of a row at its bound (that
 // part slid); the normal part is dropped (match.c). Any other's slip is

@@ -302,10 +302,13 @@ void tsr_contact_update_slip(TsrContacts *cs, const TsrBodies *b, const TsrRowSe
     // poses (ulp(x), 4e-16 m at 3 m), which the anchor then fed back as
     // forcing at every step; a stack at rest yawed by 1e-16 rad and box-box
     // clipping made a contact mid-edge that tipped its top (drift 1e-9 m).
-    const TsrVec3 d =
-        tsr_v3_sub(tsr_v3_add(c->slip, tsr_v3_sub(step_displacement(b, v_new, c->body[0], c->anchor[0], h),
-                                                  step_displacement(b, v_new, c->body[1], c->anchor[1], h))),
-                   give);
+    // The anchors: the material points of the two bodies that the slip
+    // separates, half of it either side of the point, as offsets from each
+    // body's centre of mass at the step's start.
+    const TsrVec3 a0 = tsr_v3_madd(c->r[0], c->slip, 0.5), a1 = tsr_v3_madd(c->r[1], c->slip, -0.5);
+    const TsrVec3 d = tsr_v3_sub(tsr_v3_add(c->slip, tsr_v3_sub(step_displacement(b, v_new, c->body[0], a0, h),
+                                                                step_displacement(b, v_new, c->body[1], a1, h))),
+                                 give);
     c->slip = tsr_v3_madd(d, c->normal, -tsr_v3_dot(d, c->normal));
   }
 }

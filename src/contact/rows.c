@@ -332,12 +332,6 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
     // with it the slip settles at the compliance's own deflection.
     TsrVec3 slip = c->match >= 0 ? cs->prev[c->match].slip : tsr_v3(0, 0, 0);
     c->slip = tsr_v3_madd(slip, n, -tsr_v3_dot(slip, n));
-    // The anchors: the material points of the two bodies that the slip
-    // separates, placed half of it either side of the point, as offsets
-    // from each body's centre of mass. After the step,
-    // tsr_contact_update_slip adds how far each moved with its body: the
-    // slip follows the bodies' motion, rotation included.
-    for (int s = 0; s < 2; s++) c->anchor[s] = tsr_v3_madd(c->r[s], c->slip, s ? -0.5 : 0.5);
     for (int k = 0; k < 2; k++) {
       TsrVec3 t = k ? c->t2 : c->t1;
       TsrRow *rf = push_row(rows, c, i, t, TSR_ROW_CONTACT_FRICTION);
