@@ -1364,6 +1364,10 @@ static int grouped_partition(const TsrMlcp *p, const TsrPartition *part, const i
 #define STICKY_WINDOW 4
 #define STICKY_MERGES 3
 
+static uint64_t body_partition_hash(const TsrPartition *part) {
+  return tsr_fnv1a(TSR_FNV_OFFSET, part->body_subsystem, (size_t)part->n_bodies * sizeof *part->body_subsystem);
+}
+
 int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
                     int8_t *index_set, TsrSolveStats *stats, TsrSchur *s) {
   double t_first = tsr_substructure_now();
@@ -1378,12 +1382,12 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
   int Nbase = part && part->n_rows == p->m && part->body_subsystem ? part->n_subsystems : 0, sticky = 0;
   // The groups apply only to the same partition of the bodies: a partition
   // made again every step (mindp on a pile) numbers other subsystems alike.
-  uint64_t hash =
-      Nbase > 1 ? tsr_fnv1a(TSR_FNV_OFFSET, part->body_subsystem, (size_t)part->n_bodies * sizeof *part->body_subsystem)
-                : 0;
+  // (hashed only when a merge sticks or is made, not on every solve)
+  uint64_t hash = 0;
   TsrPartition sp;
   const TsrPartition *first = part;
-  if (s->sticky && s->merge && s->sticky_left > 0 && Nbase > 1 && Nbase == s->sticky_n && hash == s->sticky_hash) {
+  if (s->sticky && s->merge && s->sticky_left > 0 && Nbase > 1 && Nbase == s->sticky_n &&
+      (hash = body_partition_hash(part)) == s->sticky_hash) {
     s->sticky_left--;
     if (grouped_partition(p, part, s->sticky_gid, s, &sp) > 0) first = &sp, sticky = 1;
     if (s->trace && sticky)
@@ -1409,6 +1413,7 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
   if (s->sticky && Nbase > 1 && !tsr_grow((void **)&s->last_gid, &s->cap_last_gid, Nbase + 1, sizeof *s->last_gid) &&
       !tsr_grow((void **)&s->sticky_gid, &s->cap_sticky_gid, Nbase + 1, sizeof *s->sticky_gid)) {
     const int *gid = s->merge_up + N;
+    if (!hash) hash = body_partition_hash(part);
     s->hist_merge |= 1u;
     int recent = 0;
     for (int k = 0; k < STICKY_WINDOW; k++) recent += (s->hist_merge >> k) & 1u;
