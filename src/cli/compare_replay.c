@@ -128,8 +128,9 @@ static void fill_row(const Replay *r, int i, const char *label, TsrCompareRow *r
   row->steps = n;
   if (!n) tsr_compare_no_figures(row);
   row->mean_ms = n ? sum / (double)n : NAN;
-  row->mean_k = n ? c->sum_k / (double)n : NAN;
-  row->pct_kmax = n ? 100.0 * (double)c->at_kmax / (double)n : NAN;
+  int sub = tsr_solver_substructured(c->type);  // "-" for a whole-system solver (cmd_compare.c)
+  row->mean_k = n && sub ? c->sum_k / (double)n : NAN;
+  row->pct_kmax = n && sub ? 100.0 * (double)c->at_kmax / (double)n : NAN;
   row->pct_conv = n ? 100.0 * (double)c->conv / (double)n : NAN;
   double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
   if (v) {

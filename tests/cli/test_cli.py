@@ -718,6 +718,12 @@ joints:
           and abs(sp_s - db["mean_ms"] / sb["mean_ms"]) <= 1e-12 * sp_s,
           "--json: speedup = direct-bpp's mean_ms over the solver's (%s, %s)" % (sp_d, sp_s))
     check(sb.get("mean_k") == 1.0 and sb.get("pct_kmax") == 0.0, "schur-bpp: one coupling iteration per step")
+    # Coupling iterations are not a whole-system solver's: null, and "-" in
+    # the table (not 0.00, which reads as "no iteration was needed").
+    check("mean_k" in db and db["mean_k"] is None and db.get("pct_kmax", 0) is None,
+          "direct-bpp: no coupling iterations (null), got %s" % db.get("mean_k"))
+    line = next((l for l in out_s.splitlines() if l.startswith("direct-bpp ")), "").split()
+    check(len(line) > 5 and line[4] == "-" and line[5] == "-", "the table shows avg k and %% kmax of direct-bpp as - (%s)" % line)
     check(sb.get("subsystems", 0) > 1 and sb.get("interface_rows", 0) > 0, "schur-bpp substructured the chain")
     check(sb.get("median_err", 1.0) < 1e-9 and db.get("median_err", 1.0) < 1e-9, "both solve the MLCP")
     check(sb.get("median_err", 1.0) <= sb.get("max_err", 0.0) < 1e-9,
