@@ -17,6 +17,10 @@ int tsr_cmd_compare(int argc, char **argv);
 
 // "tessera: error: ..." on stderr (usage errors, files that cannot be opened).
 void tsr_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// An error about a file, err as the library words it ("PATH: what"), as
+// FILE: error: what (the model's and the corrupt run file's form) when it
+// starts with path or path2 (either may be NULL); else as tsr_cli_error.
+void tsr_cli_file_error(const char *err, const char *path, const char *path2);
 
 // SIGINT and SIGTERM request a stop (solvers/stop.h, tsr_stop_requested)
 // instead of killing the process; a second one, a second or more after the

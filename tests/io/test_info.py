@@ -107,37 +107,40 @@ def test_incomplete():
 
 
 def test_bad_inputs():
-    def refused(args, what):
+    def refused(args, what, file=None):
+        # About the run file: "RUNFILE: error: WHAT", as a model's errors
+        # are said; about the command line: "tessera: error: WHAT".
         r = info(*args)
         ensure(r.returncode == 2, f"{what}: rc {r.returncode}, expected 2")
-        ensure(r.stderr.startswith("tessera: error: "), f"{what}: stderr {r.stderr!r}")
+        lead = f"{file}: error: " if file else "tessera: error: "
+        ensure(r.stderr.startswith(lead), f"{what}: stderr {r.stderr!r}, expected it to start {lead!r}")
         ensure(r.stdout == "", f"{what}: printed {r.stdout!r}")
         return r.stderr
 
     refused([], "no file")
-    refused([tmp("missing")], "missing file")
+    refused([tmp("missing")], "missing file", tmp("missing"))
     refused(["a.h5", "b.h5"], "two files")
     refused(["--bogus", "a.h5"], "unknown option")
     junk = tmp("junk")
     with open(junk, "wb") as fh:
         fh.write(os.urandom(5000))
-    ensure("not an HDF5 file" in refused([junk], "random bytes"), "random bytes message")
+    ensure("not an HDF5 file" in refused([junk], "random bytes", junk), "random bytes message")
     with h5py.File(junk, "w") as f:
         f["x"] = np.arange(3)
-    ensure("not a Tessera run file" in refused([junk], "foreign HDF5"), "foreign HDF5 message")
+    ensure("not a Tessera run file" in refused([junk], "foreign HDF5", junk), "foreign HDF5 message")
     # A run file cut short, and one with a dataset removed: an error, never a crash.
     path = tmp("info_cut")
     subprocess.run([SOAK, path, "--frames", "200", "--bodies", "50"], capture_output=True, check=True)
     data = open(path, "rb").read()
     with open(junk, "wb") as fh:
         fh.write(data[: len(data) // 2])
-    refused([junk], "truncated run file")
+    refused([junk], "truncated run file", junk)
     with h5py.File(path, "r+") as f:
         del f["/stats/solve_seconds"]
-    ensure("lacks /stats/solve_seconds" in refused([path], "damaged run file"), "damaged message")
+    ensure("lacks /stats/solve_seconds" in refused([path], "damaged run file", path), "damaged message")
     os.unlink(path)
     os.unlink(junk)
-    ensure(refused([TMP], "a directory") != "", "directory")
+    ensure(refused([TMP], "a directory", TMP) != "", "directory")
 
 
 def test_damaged_header():

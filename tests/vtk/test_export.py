@@ -4,7 +4,7 @@
 own XML reader reads every piece; one time step per frame (= /frames/time);
 every body has cells, with its subsystem and speed; bounds contain the
 centres; joint anchors at frame 0 are the model's; --every/--from/--to pick
-the right frames; bad input exits 2 with "tessera: error:"."""
+the right frames; bad input exits 2 with "FILE: error:" or "tessera: error:"."""
 import os
 import shutil
 
@@ -152,20 +152,22 @@ check(len(pvds) == 2 and all(len(f) == 204 and f.startswith("n" * 191 + "-") for
 p = tessera("export-vtk", run, "-o", os.path.join(tmp, "t0"), "--threads", "0")
 check(p.returncode == 0 and "threads)" in p.stdout, f"--threads 0: exit {p.returncode}, {p.stdout!r} {p.stderr!r}")
 
-# Bad input: exit 2 with "tessera: error:"
+# Bad input: exit 2 with "FILE: error:" about a file (as a model's errors
+# are said), "tessera: error:" about the command line
 junk = os.path.join(tmp, "junk.h5")
 with open(junk, "w") as f:
     f.write("not hdf5\n")
-for args, why in (([os.path.join(tmp, "missing.h5"), "-o", os.path.join(tmp, "x")], "missing run file"),
-                  ([junk, "-o", os.path.join(tmp, "x")], "not an HDF5 file"),
-                  ([model, "-o", os.path.join(tmp, "x")], "a YAML file"),
-                  ([run, "-o", junk], "output is a regular file"),
-                  ([run, "-o", os.path.join(junk, "sub")], "output below a regular file"),
-                  ([run], "no -o"),
-                  ([run, "-o", tmp, "--every", "0"], "--every 0")):
+missing = os.path.join(tmp, "missing.h5")
+for args, why, lead in (([missing, "-o", os.path.join(tmp, "x")], "missing run file", missing),
+                        ([junk, "-o", os.path.join(tmp, "x")], "not an HDF5 file", junk),
+                        ([model, "-o", os.path.join(tmp, "x")], "a YAML file", model),
+                        ([run, "-o", junk], "output is a regular file", None),
+                        ([run, "-o", os.path.join(junk, "sub")], "output below a regular file", None),
+                        ([run], "no -o", "tessera"),
+                        ([run, "-o", tmp, "--every", "0"], "--every 0", "tessera")):
     p = tessera("export-vtk", *args)
-    check(p.returncode == 2 and p.stderr.startswith("tessera: error: "),
-          f"{why}: exit {p.returncode}, stderr {p.stderr!r}")
+    said = p.stderr.startswith(f"{lead}: error: ") if lead else ": error: " in p.stderr.splitlines()[0]
+    check(p.returncode == 2 and said, f"{why}: exit {p.returncode}, stderr {p.stderr!r}")
 p = tessera("export-vtk", run, "-o", junk)
 check("not a directory" in p.stderr, f"refuses a non-directory: {p.stderr!r}")
 
@@ -174,7 +176,7 @@ check("not a directory" in p.stderr, f"refuses a non-directory: {p.stderr!r}")
 # overflow, SIGSEGV), a shape of no known type or body (skipped without a
 # word, exit 0), a file of no frame (empty .pvd files, exit 0). What breaks
 # OUTPUT.md's contract is said as "RUNFILE: error: DATASET: WHAT"
-# (test_corrupt.py has the rest); what HDF5 cannot read as "tessera: error:".
+# (test_corrupt.py has the rest); what HDF5 cannot read as "RUNFILE: error: WHAT".
 def damaged(what, edit, dataset=None):
     bad = os.path.join(tmp, "damaged.h5")
     shutil.copy(run, bad)
@@ -182,7 +184,7 @@ def damaged(what, edit, dataset=None):
         edit(f)
     p = tessera("export-vtk", bad, "-o", os.path.join(tmp, "damaged_out"))
     said = (p.stderr.startswith(f"{bad}: error: {dataset}: ") if dataset else
-            p.stderr.startswith("tessera: error: ") and ("damaged" in p.stderr or "no frame" in p.stderr))
+            p.stderr.startswith(f"{bad}: error: ") and ("damaged" in p.stderr or "no frame" in p.stderr))
     check(p.returncode == 2 and said, f"{what}: exit {p.returncode}, stderr {p.stderr[-160:]!r}")
 
 
