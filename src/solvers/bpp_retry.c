@@ -288,7 +288,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
     return rc;
   memcpy(r->best_lambda, lambda, (size_t)m * sizeof *lambda);
   if (index_set) memcpy(r->best_set, index_set, (size_t)m);
-  int spent = first.iterations, facts = first.factorizations;
+  int spent = first.iterations, facts = first.factorizations, first_facts = first.factorizations;
   const char *stage = "best iterate kept";
   int by_pn = 0;  // the result is projected Newton's (polish: BPP from it first)
   // 0. Projected Newton from the warm start, PN_BUDGET kappa_iter Newton
@@ -367,8 +367,8 @@ keep_first:
   *stats = first;
 done:
   if (r->trace)  // one line per solve that needed the restarts
-    fprintf(stderr, "bpp restarts, %d rows: %s (%s), %d factorisations, residual %.3e\n", m,
-            rc == 0 ? "solved" : "not solved", stage, facts, stats->residual);
+    fprintf(stderr, "bpp restarts, %d rows: %s (%s), %d factorisations (%d in the first BPP), residual %.3e\n", m,
+            rc == 0 ? "solved" : "not solved", stage, facts, first_facts, stats->residual);
   stats->iterations = it0 + spent, stats->factorizations = fa0 + facts;
   if (rc == 0) polish(r, p, params, !by_pn, lambda, index_set, stats, bpp);
   return rc;
