@@ -34,16 +34,12 @@ void tsr_cli_error(const char *fmt, ...) {
   va_end(ap);
 }
 
-void tsr_cli_file_error(const char *err, const char *path, const char *path2) {
-  const char *paths[2] = {path, path2};
-  for (int i = 0; i < 2; i++) {
-    size_t n = paths[i] ? strlen(paths[i]) : 0;
-    if (n && !strncmp(err, paths[i], n) && err[n] == ':' && err[n + 1] == ' ') {
-      fprintf(stderr, "%s: error: %s\n", paths[i], err + n + 2);
-      return;
-    }
-  }
-  tsr_cli_error("%s", err);
+void tsr_cli_file_error(const char *err, const char *path) {
+  size_t n = path ? strlen(path) : 0;
+  if (n && !strncmp(err, path, n) && err[n] == ':' && err[n + 1] == ' ')
+    fprintf(stderr, "%s: error: %s\n", path, err + n + 2);
+  else
+    tsr_cli_error("%s", err);
 }
 
 void tsr_cli_arg(const char *cmd, const char *arg, TsrCliArg *a) {

@@ -133,7 +133,7 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
     fprintf(stderr, "%s\n", err);
     return 2;
   } else if (rc) {
-    tsr_cli_file_error(err, run, dir);
+    tsr_cli_file_error(err, run);
     // 2: the run file cannot be read (bad input); a folder that cannot be
     // written is a failure of the export (1), as for run
     return rc == -3 ? 130 : rc == -4 ? 1 : 2;

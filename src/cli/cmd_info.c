@@ -158,7 +158,7 @@ int tsr_cmd_info(int argc, char **argv) {
     fprintf(stderr, "%s\n", err);
     return 2;
   } else if (rc) {
-    tsr_cli_file_error(err, path, NULL);
+    tsr_cli_file_error(err, path);
     return 2;
   }
   if (json)

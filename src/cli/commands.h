@@ -15,12 +15,12 @@ int tsr_cmd_mlcp(int argc, char **argv);  // `tessera mlcp solve FILE [--solver 
 int tsr_cmd_export_vtk(int argc, char **argv);
 int tsr_cmd_compare(int argc, char **argv);
 
-// "tessera: error: ..." on stderr (usage errors, files that cannot be opened).
+// "tessera: error: ..." on stderr (the command line, and the outputs it names).
 void tsr_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-// An error about a file, err as the library words it ("PATH: what"), as
-// FILE: error: what (the model's and the corrupt run file's form) when it
-// starts with path or path2 (either may be NULL); else as tsr_cli_error.
-void tsr_cli_file_error(const char *err, const char *path, const char *path2);
+// An error about an input file, err as the library words it ("PATH: what"),
+// as "PATH: error: what" (the form of a model's errors and of a run file
+// that breaks OUTPUT.md) when it starts with path; else as tsr_cli_error.
+void tsr_cli_file_error(const char *err, const char *path);
 
 // SIGINT and SIGTERM request a stop (solvers/stop.h, tsr_stop_requested)
 // instead of killing the process; a second one, a second or more after the
