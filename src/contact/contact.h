@@ -153,6 +153,27 @@ void tsr_contact_update_slip(TsrContacts *cs, const TsrBodies *b, const TsrRowSe
 #define TSR_FRICTION_REFRESH_SPEED 0.05  // m/s
 int tsr_contact_refresh_friction(TsrContacts *cs, TsrRowSet *rows, TsrMlcp *p, const double *lambda, double dv);
 
+// The first step's friction, from a first solve of it (lambda, and the
+// velocities v_new [6n] it gave). No contact has a lambda_n of a step
+// before, so every friction bound of the first solve is an estimate
+// (rows.c), and the estimate sees no load where both bodies fall together
+// in the free velocities: the upper boxes of a stack, a box on a plank
+// held by a joint. Each such contact (estimated, with friction) gets the
+// bounds +-mu lambda_n of the first solve, and, unless the free
+// velocities v_free [6n] slide at its point by more than
+// FIRST_FRICTION_SLIP (then t1 is along that slide already), t1 along the
+// slip the first solve left there where that exceeds FIRST_FRICTION_SLIP
+// (the direction it slides in, or the load its friction must hold), in
+// rows and in the contact. Returns how many contacts changed; the caller
+// assembles the MLCP again and solves it (sim/world.c).
+// FIRST_FRICTION_SLIP, 1 mm/s: far above the solvers' differences in
+// velocity (1e-6 of the speeds), whose direction t1 would otherwise follow
+// from solver to solver; a slope of 0.35 degrees pushes a body by g sin h =
+// 1 mm/s in a step at h = 1/60.
+#define FIRST_FRICTION_SLIP 1e-3  // m/s
+int tsr_contact_first_friction(TsrContacts *cs, const TsrBodies *b, const double *v_free, const double *v_new, double h,
+                               TsrRowSet *rows, const double *lambda);
+
 // Largest penetration of the step's contacts: after the step, linearised
 // (depth - h * (normal separating velocity at v+)), or at detection, the
 // start of the step, where deeper (the end of the step before, for a point

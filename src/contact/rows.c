@@ -142,15 +142,21 @@ static double body_coupling(const TsrBodies *b, int k, TsrVec3 ra, TsrVec3 na, T
 // (r x t)^T I^-1 (r x t) + 1/m for a moving body.
 static double inv_eff_mass(const TsrBodies *b, int k, TsrVec3 r, TsrVec3 t) { return body_coupling(b, k, r, t, r, t); }
 
+// The row's Jacobian for direction t at the contact's point: body 0 along
+// t, body 1 against it.
+static void set_direction(TsrRow *r, const TsrContact *c, TsrVec3 t) {
+  TsrVec3 a0 = tsr_v3_cross(c->r[0], t), a1 = tsr_v3_cross(c->r[1], t);
+  double *J0 = r->J[0], *J1 = r->J[1];
+  J0[0] = t.x, J0[1] = t.y, J0[2] = t.z, J0[3] = a0.x, J0[4] = a0.y, J0[5] = a0.z;
+  J1[0] = -t.x, J1[1] = -t.y, J1[2] = -t.z, J1[3] = -a1.x, J1[4] = -a1.y, J1[5] = -a1.z;
+}
+
 static TsrRow *push_row(TsrRowSet *rows, const TsrContact *c, int source, TsrVec3 t, int8_t type) {
   TsrRow *r = tsr_rowset_push(rows);
   if (!r) return NULL;
   r->body[0] = c->body[0];
   r->body[1] = c->body[1];
-  TsrVec3 a0 = tsr_v3_cross(c->r[0], t), a1 = tsr_v3_cross(c->r[1], t);
-  double *J0 = r->J[0], *J1 = r->J[1];
-  J0[0] = t.x, J0[1] = t.y, J0[2] = t.z, J0[3] = a0.x, J0[4] = a0.y, J0[5] = a0.z;
-  J1[0] = -t.x, J1[1] = -t.y, J1[2] = -t.z, J1[3] = -a1.x, J1[4] = -a1.y, J1[5] = -a1.z;
+  set_direction(r, c, t);
   r->type = type;
   r->source = source;
   return r;
@@ -431,6 +437,52 @@ int tsr_contact_refresh_friction(TsrContacts *cs, TsrRowSet *rows, TsrMlcp *p, c
     for (int t = 1; t < 3; t++) {
       p->lo[r0 + t] = rows->rows[r0 + t].lo = -nb;
       p->hi[r0 + t] = rows->rows[r0 + t].hi = nb;
+    }
+    changed++;
+  }
+  return changed;
+}
+
+// The relative velocity of contact c's point, body 0's less body 1's, in
+// its tangent plane, from the bodies' velocities v6 [6n].
+static TsrVec3 tangential(const TsrBodies *b, const double *v6, const TsrContact *c) {
+  const TsrVec3 v = tsr_v3_sub(tsr_contact_point_velocity(b, v6, c->body[0], c->r[0]),
+                               tsr_contact_point_velocity(b, v6, c->body[1], c->r[1]));
+  return tsr_v3_madd(v, c->normal, -tsr_v3_dot(v, c->normal));
+}
+
+int tsr_contact_first_friction(TsrContacts *cs, const TsrBodies *b, const double *v_free, const double *v_new, double h,
+                               TsrRowSet *rows, const double *lambda) {
+  int changed = 0;
+  for (int i = 0; i < cs->n; i++) {
+    TsrContact *c = &cs->c[i];
+    if (!c->estimated || !(c->friction > 0.0)) continue;
+    const int r0 = cs->first_row + 3 * i;
+    const double ln = fmax(lambda[r0], 0.0), bound = c->friction * ln;
+    // t1: where the free velocities slide at the point by more than
+    // FIRST_FRICTION_SLIP, kept (along that slide already: tangent(), rule
+    // 1). Elsewhere along the slip the first solve left, where that is more:
+    // the direction the contact slides in, or the load its friction must
+    // hold (that solve's bound was 0 there, or an estimate). (Taking the first solve's
+    // slip where v_free already gave one made the two rim points of a
+    // cylinder sliding down a slope lopsided by PGS's inexact solve, and it
+    // drifted across the slope at 2e-4 m/s.)
+    TsrVec3 t1 = c->t1;
+    if (tsr_v3_norm(tangential(b, v_free, c)) <= FIRST_FRICTION_SLIP) {
+      const TsrVec3 vt = tangential(b, v_new, c);
+      const double s = tsr_v3_norm(vt);
+      if (s > FIRST_FRICTION_SLIP) t1 = tsr_v3_scale(vt, 1.0 / s);
+    }
+    TsrRow *f = &rows->rows[r0 + 1];
+    if (bound == f->hi && t1.x == c->t1.x && t1.y == c->t1.y && t1.z == c->t1.z) continue;
+    c->t1 = t1;
+    c->t2 = tsr_v3_cross(c->normal, t1);
+    c->bound_normal = ln;
+    for (int k = 0; k < 2; k++) {
+      set_direction(&f[k], c, k ? c->t2 : c->t1);
+      f[k].lo = -bound;
+      f[k].hi = bound;
+      f[k].rhs = 4.0 * tsr_v3_dot(c->slip, k ? c->t2 : c->t1) / (h * (1.0 + 4.0 * c->damping));  // the anchor
     }
     changed++;
   }

@@ -33,6 +33,7 @@ typedef struct TsrWorld {
   double *v_free, *v_new;    // [6n]
   double *geo;               // [n] geometric stiffness inertia of this step (world.c)
   TsrVec3 *v_plus, *w_plus;  // [n] v+ of the last solve, for detecting again (world.c recollide)
+  int first_friction;        // the first step solved again with its own friction (world.c first_step_friction)
   int recollide_passes;      // struck bodies: most detections and solves again per step (world.c recollide)
   double struck_tol;         // m
   long resolves;             // steps solved again for struck bodies so far

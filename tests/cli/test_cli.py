@@ -834,7 +834,8 @@ with tempfile.TemporaryDirectory() as tmp:
     # refused before the run starts (atoi read 'x' as 0: a warning for every
     # body, or struck bodies silently off), and the file is not replaced.
     for var, val in (("TSR_DENSE_ROWS", "x"), ("TSR_DENSE_ROWS", "0"), ("TSR_MEMORY_LIMIT", "abc"),
-                     ("TSR_RECOLLIDE", "one"), ("TSR_RECOLLIDE", "5"), ("TSR_RECOLLIDE", "1.5")):
+                     ("TSR_RECOLLIDE", "one"), ("TSR_RECOLLIDE", "5"), ("TSR_RECOLLIDE", "1.5"),
+                     ("TSR_FIRST_FRICTION", "2"), ("TSR_FIRST_FRICTION", "off")):
         before = os.path.getmtime(h5)
         rc, err = run_env({var: val}, "run", model, "-o", h5, "--quiet", "--overwrite")
         check(rc == 2 and ("%s='%s'" % (var, val)) in err and os.path.getmtime(h5) == before,
