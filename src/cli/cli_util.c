@@ -160,6 +160,27 @@ int tsr_cli_warn_inertia(const TsrModel *m) {
   return found;
 }
 
+// A joint that starts outside its limits is a violated one-sided row: SPOOK
+// (joints/spook.h) pushes it back in over a few steps like a released
+// spring, and the row cannot hold it back once it is in, so the body keeps
+// that speed: a 1 kg, 1 m arm on a hinge limited to [0.5, 1] rad, starting
+// at 0, reached 13 rad/s and hit the far limit in 5 steps.
+int tsr_cli_warn_limits(const TsrModel *m) {
+  int found = 0;
+  for (int j = 0; j < m->n_joints; j++) {
+    const TsrJointDef *d = &m->joints[j];
+    if (!d->has_limits || (d->limits[0] <= 0.0 && d->limits[1] >= 0.0)) continue;
+    found++;
+    const char *unit = d->type == TSR_JOINT_HINGE ? "rad" : "m";
+    fprintf(stderr,
+            "%s:%d:%d: warning: joint '%s': its limits [%.6g, %.6g] %s leave out its start (limits are relative to "
+            "the initial configuration, which is at 0): the limit pushes it in within a few steps, and it keeps "
+            "the speed that gives it\n",
+            m->path, d->mark.line, d->mark.col, d->name, d->limits[0], d->limits[1], unit);
+  }
+  return found;
+}
+
 // The stop request (solvers/stop.h) is what the commands' loops test (run:
 // the step in progress ends at its solver's next iteration). A second signal
 // kills at once (a second Ctrl-C), but only from a second after the first:
@@ -295,6 +316,7 @@ int tsr_cli_prepare_model(const TsrModel *m, int warn) {
   if (tsr_cli_warn_overlaps(m) < 0) return -1;
   tsr_cli_warn_redundant(m);
   tsr_cli_warn_inertia(m);
+  tsr_cli_warn_limits(m);
   return 0;
 }
 

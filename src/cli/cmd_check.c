@@ -107,6 +107,7 @@ int tsr_cmd_check(int argc, char **argv) {
   tsr_cli_warn_output(&m);
   tsr_cli_warn_redundant(&m);
   tsr_cli_warn_inertia(&m);
+  tsr_cli_warn_limits(&m);
   tsr_model_free(&m);
   tsr_run_options_free(&o);
   return 0;

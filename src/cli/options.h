@@ -71,6 +71,11 @@ void tsr_cli_warn_centroids(const TsrModel *m);
 // mass (a unit slip). Returns how many it named.
 int tsr_cli_warn_inertia(const TsrModel *m);
 
+// Warns (FILE:LINE:COL: warning: ...) about each hinge or prismatic joint
+// whose limits leave out its coordinate at the start (0: limits are
+// relative to the initial configuration). Returns how many it named.
+int tsr_cli_warn_limits(const TsrModel *m);
+
 // After a step of w (a world of model m): its one-time warning, if the step
 // wrote one (world.c check_coupling), on stderr as "PATH: warning: step N:
 // ...". And what a failed step (tsr_world_step's status) calls its cause:

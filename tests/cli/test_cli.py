@@ -219,6 +219,26 @@ joints:
             ok = rc == 0 and (m is not None) == warned and (not m or abs(float(m.group(1)) / scale - 1) < 1e-3)
             check(ok, "%s, inertia %g of the solid box's: %s (%d: %s)"
                   % (cmd[0], scale, "warned" if warned else "not warned", rc, err.strip()[:160]))
+    # A hinge or slider whose limits leave out its start (limits are relative
+    # to the initial configuration: the coordinate starts at 0) is warned of,
+    # by check and run, at the joint: the limit row then pushes it in like a
+    # released spring. Limits that hold 0, at either end too, are not.
+    for kind, lim, warned in (("hinge", "[0.5, 1.0]", True), ("hinge", "[-1.0, -0.2]", True),
+                              ("prismatic", "[0.01, 0.01]", True), ("hinge", "[0.0, 1.0]", False),
+                              ("prismatic", "[-0.1, 0.0]", False), ("prismatic", "[-0.1, 0.3]", False)):
+        lm = os.path.join(tmp, "lim.yaml")
+        with open(lm, "w") as fh:
+            fh.write("format: tessera-model/1\nname: l\nsettings: {duration: 0.05, gravity: [0, 0, 0]}\nbodies:\n"
+                     "  - {name: arm, mass: 1, shape: {type: box, size: [1, 0.1, 0.1]}, position: [0.5, 0, 0]}\n"
+                     "joints:\n"
+                     "  - {name: j, type: %s, bodies: [world, arm], anchor: [0, 0, 0], axis: [0, 0, 1], limits: %s}\n"
+                     % (kind, lim))
+        for cmd in (("check", lm), ("run", lm, "-o", os.path.join(tmp, "lim.h5"), "--overwrite", "--quiet")):
+            rc, _, err = run(*cmd)
+            said = re.search(r":7:5: warning: joint 'j': its limits \[[-0-9.e]+, [-0-9.e]+\] (rad|m) leave out its start",
+                             err)
+            check(rc == 0 and (said is not None) == warned, "%s, %s limits %s: %s (%d: %s)"
+                  % (cmd[0], kind, lim, "warned" if warned else "not warned", rc, err.strip()[:160]))
 
     # An unwritable --json path is bad input: exit 2 before anything runs.
     # (Before the runs: no table on stdout, which compare prints after them.)
