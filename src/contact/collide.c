@@ -1165,6 +1165,7 @@ static void collide_pair(CollideCtx *x, int s0, int s1, dGeomID o1, dGeomID o2) 
     for (int s = 0; s < 2; s++)
       k.local[s] = tsr_q_rotate_inv(x->b->q[k.body[s]], tsr_v3_sub(k.point, x->b->x[k.body[s]]));
     k.match = -1;
+    k.kinetic = k.slid = 0;
     // (a plane's size is infinite; a shape's may be 0)
     if (same_as_made(cs, first, &k, 1e-9 * fmax(1.0, fmin(cs->shape_size[s0], cs->shape_size[s1])))) continue;
     if (push_contact(cs, &k)) x->failed = 1;

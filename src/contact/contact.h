@@ -45,12 +45,17 @@ typedef struct {
   double friction, compliance, damping;  // combined material (rows.c)
   double bound_normal;                   // the lambda_n that bounds friction this step (Eq. 11)
   int estimated;                         // 1 when bound_normal is the first-step estimate (rows.c)
+  int kinetic;                           // 1 when it slides on from the step before: t2 gets no friction (rows.c)
   double carried;  // the shape pair's normal impulse of the previous step that no matched contact continues (match.c)
   TsrVec3 r[2];    // point minus each body's centre of mass at detection
   TsrVec3 slip;    // tangential slip of body 0 over body 1 at the point since the contact last stuck (rows.c)
   // filled by tsr_contact_store
   double impulse[3];  // normal, t1, t2 (N s)
   int8_t index_set[3];
+  // filled by tsr_contact_update_slip: its t1 row slid at its bound in the
+  // step (short of the velocity it asked for by more than 1e-5 m/s) and the
+  // bodies did not roll on each other there (rows.c kinetic)
+  int slid;
 } TsrContact;
 
 typedef struct {

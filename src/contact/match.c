@@ -255,17 +255,26 @@ void tsr_contact_update_slip(TsrContacts *cs, const TsrBodies *b, const TsrRowSe
     // (the friction rows' J v+: the points' relative velocity along t1, t2)
     const TsrVec3 v = tsr_v3_sub(tsr_contact_point_velocity(b, v_new, c->body[0], c->r[0]),
                                  tsr_contact_point_velocity(b, v_new, c->body[1], c->r[1]));
-    int stuck = 1;
+    int stuck = 1, slid = 0;
     double w[2];
     for (int k = 1; k <= 2; k++) {
       const TsrRow *row = &rows->rows[r0 + k];
       w[k - 1] = tsr_v3_dot(v, k == 1 ? c->t1 : c->t2) + row->compliance * lambda[r0 + k] + row->rhs;
+      if (k == 1) slid = row->hi > row->lo && fabs(w[0]) > SLIDING_SPEED;
       stuck = stuck && row->hi > row->lo && fabs(w[k - 1]) <= SLIDING_SPEED;
       // (inside its bounds w is 0 but for the solve's round-off, which the
       // slip must not take in place of the motion that J v+ measures)
       const double tol = 1e-9 * (row->hi - row->lo);
       if (lambda[r0 + k] > row->lo + tol && lambda[r0 + k] < row->hi - tol) w[k - 1] = 0.0;
     }
+    // A rolling contact (the bodies turn relative to each other about an
+    // axis in the tangent plane) moves over both surfaces (below).
+    const TsrVec3 w_rel = tsr_v3_sub(b->w[c->body[0]], b->w[c->body[1]]);
+    double arm = INFINITY;
+    for (int s = 0; s < 2; s++)
+      if (!b->fixed[c->body[s]]) arm = fmin(arm, tsr_v3_norm(c->r[s]));
+    const int rolling = tsr_v3_norm(tsr_v3_cross(c->normal, w_rel)) * arm > SLIDING_SPEED;
+    c->slid = slid && !rolling;
     if (!stuck) {
       c->slip = tsr_v3(0, 0, 0);
       continue;
@@ -279,17 +288,12 @@ void tsr_contact_update_slip(TsrContacts *cs, const TsrBodies *b, const TsrRowSe
     // later, did not: a rigid body cannot meet both anchors, and the pair
     // locked in 1.5e-3 N s of opposing friction for good).
     const TsrVec3 give = tsr_v3_madd(tsr_v3_scale(c->t1, h * w[0]), c->t2, h * w[1]);
-    // A rolling contact (the bodies turn relative to each other about an
-    // axis in the tangent plane) moves over both surfaces: its anchors are
-    // not the points in touch after the step, and the poses' turn by the
-    // integrator's Cayley angle, 2 atan(h w / 2) < h w, would show as a slip
-    // of (h w)^3 r / 4 a step that the anchor then fought (a ball rolling
-    // down a slope lost 6% of 5/7 g sin). It adds h J v+ along t1, t2.
-    const TsrVec3 w_rel = tsr_v3_sub(b->w[c->body[0]], b->w[c->body[1]]);
-    double arm = INFINITY;
-    for (int s = 0; s < 2; s++)
-      if (!b->fixed[c->body[s]]) arm = fmin(arm, tsr_v3_norm(c->r[s]));
-    if (tsr_v3_norm(tsr_v3_cross(c->normal, w_rel)) * arm > SLIDING_SPEED) {
+    // A rolling contact's anchors are not the points in touch after the
+    // step, and the poses' turn by the integrator's Cayley angle,
+    // 2 atan(h w / 2) < h w, would show as a slip of (h w)^3 r / 4 a step
+    // that the anchor then fought (a ball rolling down a slope lost 6% of
+    // 5/7 g sin). It adds h J v+ along t1, t2.
+    if (rolling) {
       c->slip = tsr_v3_sub(
           tsr_v3_madd(tsr_v3_madd(c->slip, c->t1, h * tsr_v3_dot(v, c->t1)), c->t2, h * tsr_v3_dot(v, c->t2)), give);
       continue;

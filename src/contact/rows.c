@@ -194,6 +194,32 @@ static TsrVec3 tangent(const TsrContacts *cs, const TsrContact *c, const TsrBodi
   return tsr_v3_normalize(tsr_v3_madd(best, n, -tsr_v3_dot(best, n)));
 }
 
+// Kinetic friction. A contact whose t1 row slid at its bound in the step
+// before (match.c, slid: short of the velocity it asked for by more than
+// 1e-5 m/s, and the bodies did not roll on each other there) and that still
+// slides in the free velocities (t1 along that slide: tangent()'s first
+// rule) slides on, and Coulomb's friction is then all along t1, against
+// the slide: its t2 row gets no bound. With the box's t2 bound of
+// mu lambda_n the t2 row held the slide to t1's direction (it asks for no
+// velocity across t1), with up to mu lambda_n of friction across it: a
+// 2 kg box thrown at 3 m/s, 3 degrees off the course of the 10 kg box it
+// rode on, which slowed faster under it, was dragged sideways at 0.6 m/s^2
+// and was 0.69 m/s off Coulomb's velocity after half a second; now 0.01
+// (tests/physics/test_contact_friction_truths.c, ride). Friction at its
+// bound does no work against the slide it opposes (complementarity), so
+// this adds no energy. A contact that sticks again has its t1 row inside
+// its bounds and gets t2's bound back the step after. Rolling contacts
+// are left out: their points move over both surfaces, t1 turns with the
+// spin from step to step, and without t2's hold a spinning log landing on
+// an upright one's end was thrown at 2 m/s and links wrapped on a drum
+// gained energy (chain_wrap: 5 J).
+static int kinetic(const TsrContacts *cs, const TsrContact *c, TsrVec3 vf_rel) {
+  if (c->match < 0) return 0;
+  const TsrContact *p = &cs->prev[c->match];
+  const TsrVec3 vt = tsr_v3_madd(vf_rel, c->normal, -tsr_v3_dot(vf_rel, c->normal));
+  return p->slid && p->index_set[1] != TSR_INDEX_FREE && tsr_v3_norm(vt) > 1e-5;
+}
+
 // J_a M^-1 J_b^T of two normal rows of one body pair: what an impulse on
 // contact b does to the approach speed at contact a.
 static double pair_coupling(const TsrBodies *b, const TsrContact *ca, const TsrContact *cb) {
@@ -328,6 +354,7 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
     // Friction rows.
     c->t1 = tangent(cs, c, b, vf_rel);
     c->t2 = tsr_v3_cross(n, c->t1);
+    c->kinetic = kinetic(cs, c, vf_rel);
     double eps_f = c->compliance > 0.0 ? c->compliance : 1e-10;
     // The stiction anchor: the slip since the contact last stuck, measured
     // after the step before and laid into the new tangent plane, is the
@@ -385,8 +412,10 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
       double bound = cj->friction * cj->bound_normal;
       if (!(bound > 0.0)) bound = 0.0;
       TsrRow *r = &rows->rows[cs->first_row + 3 * j];
-      r[1].lo = r[2].lo = -bound;
-      r[1].hi = r[2].hi = bound;
+      r[1].lo = -bound;
+      r[1].hi = bound;
+      r[2].lo = cj->kinetic ? 0.0 : -bound;  // kinetic: none across the slide
+      r[2].hi = cj->kinetic ? 0.0 : bound;
     }
     group_start = i + 1;
     need = 0;
@@ -435,8 +464,9 @@ int tsr_contact_refresh_friction(TsrContacts *cs, TsrRowSet *rows, TsrMlcp *p, c
     const double ln = fmax(lambda[r0], 0.0), nb = c->friction * ln;
     c->bound_normal = ln;
     for (int t = 1; t < 3; t++) {
-      p->lo[r0 + t] = rows->rows[r0 + t].lo = -nb;
-      p->hi[r0 + t] = rows->rows[r0 + t].hi = nb;
+      const double bt = t == 2 && c->kinetic ? 0.0 : nb;  // kinetic: none across the slide
+      p->lo[r0 + t] = rows->rows[r0 + t].lo = -bt;
+      p->hi[r0 + t] = rows->rows[r0 + t].hi = bt;
     }
     changed++;
   }
@@ -479,9 +509,10 @@ int tsr_contact_first_friction(TsrContacts *cs, const TsrBodies *b, const double
     c->t2 = tsr_v3_cross(c->normal, t1);
     c->bound_normal = ln;
     for (int k = 0; k < 2; k++) {
+      const double bk = k && c->kinetic ? 0.0 : bound;  // (no contact is kinetic at the first step)
       set_direction(&f[k], c, k ? c->t2 : c->t1);
-      f[k].lo = -bound;
-      f[k].hi = bound;
+      f[k].lo = -bk;
+      f[k].hi = bk;
       f[k].rhs = 4.0 * tsr_v3_dot(c->slip, k ? c->t2 : c->t1) / (h * (1.0 + 4.0 * c->damping));  // the anchor
     }
     changed++;
