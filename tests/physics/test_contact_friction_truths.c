@@ -195,10 +195,11 @@ static void test_spin(void) {
   }
 }
 
-// 3. A box riding on a sliding box.
-static void ride(double mu1, double mu2, double M, double mm, const char *solver) {
-  const double az = 0.47, v0 = 3.0;
-  const TsrVec3 d = tsr_v3(cos(az), sin(az), 0);
+// 3. A box riding on a sliding box: the lower one (M, mu1 on the floor)
+// thrown at v0 along az, the top one (mm, mu2 on the lower) at v0 along
+// az + dphi; 30 steps.
+static void ride_world(double mu1, double mu2, double M, double mm, double az, double dphi, double v0,
+                       const char *solver, TsrModel *m, TsrWorld *w) {
   char yaml[4096];
   snprintf(yaml, sizeof yaml,
            "format: tessera-model/1\nname: ride\n"
@@ -212,10 +213,16 @@ static void ride(double mu1, double mu2, double M, double mm, const char *solver
            "     orientation: {axis: [0, 0, 1], angle_deg: 11}, velocity: [%.17g, %.17g, 0]}\n"
            "  - {name: top, mass: %g, material: t, shape: {type: box, size: [0.4, 0.3, 0.2]}, position: [0, 0, 0.4],\n"
            "     orientation: {axis: [0, 0, 1], angle_deg: 52}, velocity: [%.17g, %.17g, 0]}\n",
-           H, solver, mu1, mu2, M, v0 * d.x, v0 * d.y, mm, v0 * d.x, v0 * d.y);
+           H, solver, mu1, mu2, M, v0 * cos(az), v0 * sin(az), mm, v0 * cos(az + dphi), v0 * sin(az + dphi));
+  tsr_test_world(yaml, NULL, 0, m, w);
+}
+
+static void ride(double mu1, double mu2, double M, double mm, const char *solver) {
+  const double az = 0.47, v0 = 3.0;
+  const TsrVec3 d = tsr_v3(cos(az), sin(az), 0);
   TsrModel m;
   TsrWorld w;
-  tsr_test_world(yaml, NULL, 0, &m, &w);
+  ride_world(mu1, mu2, M, mm, az, 0.0, v0, solver, &m, &w);
   double ab = mu1 * G, at = mu1 * G;
   if (mu1 > mu2) at = mu2 * G, ab = (mu1 * (M + mm) - mu2 * mm) * G / M;
   ENSURE(v0 / fmax(ab, at) > 30 * H);  // both still slide at the end
@@ -239,23 +246,9 @@ static void ride(double mu1, double mu2, double M, double mm, const char *solver
 // box's velocity), integrated with steps of 2.5 us.
 static void ride_askew(double mu1, double mu2, double M, double mm, double dphi_deg, const char *solver) {
   const double az = 0.47, v0 = 3.0, dphi = dphi_deg * M_PI / 180;
-  char yaml[4096];
-  snprintf(yaml, sizeof yaml,
-           "format: tessera-model/1\nname: ride\n"
-           "settings: {step: %.17g, steps: 30, solver: {type: %s}}\n"
-           "materials: [{name: f, friction: 0.5}, {name: b, friction: 0.5}, {name: t, friction: 0.5}]\n"
-           "material_pairs: [{materials: [f, b], friction: %.17g}, {materials: [b, t], friction: %.17g}]\n"
-           "bodies:\n"
-           "  - {name: floor, fixed: true, material: f, shape: {type: plane, normal: [0, 0, 1], offset: 0}}\n"
-           "  - {name: bottom, mass: %g, material: b, shape: {type: box, size: [1.2, 0.8, 0.3]}, position: [0, 0, "
-           "0.15],\n"
-           "     orientation: {axis: [0, 0, 1], angle_deg: 11}, velocity: [%.17g, %.17g, 0]}\n"
-           "  - {name: top, mass: %g, material: t, shape: {type: box, size: [0.4, 0.3, 0.2]}, position: [0, 0, 0.4],\n"
-           "     orientation: {axis: [0, 0, 1], angle_deg: 52}, velocity: [%.17g, %.17g, 0]}\n",
-           H, solver, mu1, mu2, M, v0 * cos(az), v0 * sin(az), mm, v0 * cos(az + dphi), v0 * sin(az + dphi));
   TsrModel m;
   TsrWorld w;
-  tsr_test_world(yaml, NULL, 0, &m, &w);
+  ride_world(mu1, mu2, M, mm, az, dphi, v0, solver, &m, &w);
   while (w.step < m.settings.steps) ENSURE(tsr_world_step(&w) == 0);
   double vb[2] = {v0 * cos(az), v0 * sin(az)}, vt[2] = {v0 * cos(az + dphi), v0 * sin(az + dphi)};
   const int n = 200000;
