@@ -204,8 +204,8 @@ static TsrVec3 tangent(const TsrContacts *cs, const TsrContact *c, const TsrBodi
 // velocity across t1), with up to mu lambda_n of friction across it: a
 // 2 kg box thrown at 3 m/s, 3 degrees off the course of the 10 kg box it
 // rode on, which slowed faster under it, was dragged sideways at 0.6 m/s^2
-// and was 0.69 m/s off Coulomb's velocity after half a second; now 0.01
-// (tests/physics/test_contact_friction_truths.c, ride). Friction at its
+// and was 0.69 m/s off Coulomb's velocity after half a second; now 0.015
+// at most (tests/physics/test_contact_friction_truths.c, ride_askew). Friction at its
 // bound does no work against the slide it opposes (complementarity), so
 // this adds no energy. A contact that sticks again has its t1 row inside
 // its bounds and gets t2's bound back the step after. Rolling contacts
@@ -491,12 +491,12 @@ int tsr_contact_first_friction(TsrContacts *cs, const TsrBodies *b, const double
     const double ln = fmax(lambda[r0], 0.0), bound = c->friction * ln;
     // t1: where the free velocities slide at the point by more than
     // FIRST_FRICTION_SLIP, kept (along that slide already: tangent(), rule
-    // 1). Elsewhere along the slip the first solve left, where that is more:
-    // the direction the contact slides in, or the load its friction must
-    // hold (that solve's bound was 0 there, or an estimate). (Taking the first solve's
-    // slip where v_free already gave one made the two rim points of a
-    // cylinder sliding down a slope lopsided by PGS's inexact solve, and it
-    // drifted across the slope at 2e-4 m/s.)
+    // 1). Elsewhere along the slip the first solve left, where that is
+    // more: the direction the contact slides in, or the load its friction
+    // must hold (that solve's bound was 0 there, or an estimate). Taking
+    // the first solve's slip where v_free already gave one made the two rim
+    // points of a cylinder sliding down a slope lopsided by PGS's inexact
+    // solve, and it drifted across the slope at 2e-4 m/s.
     TsrVec3 t1 = c->t1;
     if (tsr_v3_norm(tangential(b, v_free, c)) <= FIRST_FRICTION_SLIP) {
       const TsrVec3 vt = tangential(b, v_new, c);
