@@ -163,11 +163,14 @@ static TsrRow *push_row(TsrRowSet *rows, const TsrContact *c, int source, TsrVec
 }
 
 #define FRICTION_ALIGN 1e-2
-static TsrVec3 tangent(const TsrContacts *cs, const TsrContact *c, const TsrBodies *b, TsrVec3 v_rel) {
+// Above this tangential speed (m/s) in the free velocities a contact slides
+// (tangent()'s first rule, kinetic()).
+#define FREE_SLIDE 1e-5
+// t1 from vt, the tangential part of the free relative velocity.
+static TsrVec3 tangent(const TsrContacts *cs, const TsrContact *c, const TsrBodies *b, TsrVec3 vt) {
   TsrVec3 n = c->normal;
-  TsrVec3 vt = tsr_v3_madd(v_rel, n, -tsr_v3_dot(v_rel, n));
   double s = tsr_v3_norm(vt);
-  if (s > 1e-5) return tsr_v3_scale(vt, 1.0 / s);
+  if (s > FREE_SLIDE) return tsr_v3_scale(vt, 1.0 / s);
   if (c->match >= 0) {
     const TsrContact *p = &cs->prev[c->match];
     // Along the friction the matched contact carried, when it is more than
@@ -213,11 +216,24 @@ static TsrVec3 tangent(const TsrContacts *cs, const TsrContact *c, const TsrBodi
 // spin from step to step, and without t2's hold a spinning log landing on
 // an upright one's end was thrown at 2 m/s and links wrapped on a drum
 // gained energy (chain_wrap: 5 J).
-static int kinetic(const TsrContacts *cs, const TsrContact *c, TsrVec3 vf_rel) {
+// free_slide: the tangential speed of the free relative velocity.
+static int kinetic(const TsrContacts *cs, const TsrContact *c, double free_slide) {
   if (c->match < 0) return 0;
   const TsrContact *p = &cs->prev[c->match];
-  const TsrVec3 vt = tsr_v3_madd(vf_rel, c->normal, -tsr_v3_dot(vf_rel, c->normal));
-  return p->slid && p->index_set[1] != TSR_INDEX_FREE && tsr_v3_norm(vt) > 1e-5;
+  return p->slid && p->index_set[1] != TSR_INDEX_FREE && free_slide > FREE_SLIDE;
+}
+
+// Bounds of a contact's two friction rows f[0] (t1), f[1] (t2) for
+// +-bound: none across a kinetic contact's slide.
+static void friction_bounds(TsrRow *f, const TsrContact *c, double bound) {
+  f[0].lo = -bound, f[0].hi = bound;
+  f[1].lo = c->kinetic ? 0.0 : -bound, f[1].hi = c->kinetic ? 0.0 : bound;
+}
+
+// The stiction anchor's share of a friction row's rhs along t (SPOOK's
+// 4 g / (h (1 + 4 d)), g the slip along t: build_rows).
+static double anchor_rhs(const TsrContact *c, TsrVec3 t, double h) {
+  return 4.0 * tsr_v3_dot(c->slip, t) / (h * (1.0 + 4.0 * c->damping));
 }
 
 // J_a M^-1 J_b^T of two normal rows of one body pair: what an impulse on
@@ -352,9 +368,10 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
     }
 
     // Friction rows.
-    c->t1 = tangent(cs, c, b, vf_rel);
+    const TsrVec3 vf_t = tsr_v3_madd(vf_rel, n, -tsr_v3_dot(vf_rel, n));
+    c->t1 = tangent(cs, c, b, vf_t);
     c->t2 = tsr_v3_cross(n, c->t1);
-    c->kinetic = kinetic(cs, c, vf_rel);
+    c->kinetic = kinetic(cs, c, tsr_v3_norm(vf_t));
     double eps_f = c->compliance > 0.0 ? c->compliance : 1e-10;
     // The stiction anchor: the slip since the contact last stuck, measured
     // after the step before and laid into the new tangent plane, is the
@@ -370,7 +387,7 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
       TsrRow *rf = push_row(rows, c, i, t, TSR_ROW_CONTACT_FRICTION);
       if (!rf) return -1;
       rf->compliance = tsr_spook_compliance(eps_f, c->damping, h);
-      rf->rhs = 4.0 * tsr_v3_dot(c->slip, t) / (h * (1.0 + 4.0 * c->damping));
+      rf->rhs = anchor_rhs(c, t, h);
       rf->violation = 0.0;
     }
 
@@ -411,11 +428,7 @@ int tsr_contact_build_rows(TsrContacts *cs, const TsrModel *m, const TsrBodies *
       // pivoting tolerance, and direct BPP wander (sliding sphere chain).
       double bound = cj->friction * cj->bound_normal;
       if (!(bound > 0.0)) bound = 0.0;
-      TsrRow *r = &rows->rows[cs->first_row + 3 * j];
-      r[1].lo = -bound;
-      r[1].hi = bound;
-      r[2].lo = cj->kinetic ? 0.0 : -bound;  // kinetic: none across the slide
-      r[2].hi = cj->kinetic ? 0.0 : bound;
+      friction_bounds(&rows->rows[cs->first_row + 3 * j + 1], cj, bound);
     }
     group_start = i + 1;
     need = 0;
@@ -463,11 +476,8 @@ int tsr_contact_refresh_friction(TsrContacts *cs, TsrRowSet *rows, TsrMlcp *p, c
     const int r0 = cs->first_row + 3 * i;
     const double ln = fmax(lambda[r0], 0.0), nb = c->friction * ln;
     c->bound_normal = ln;
-    for (int t = 1; t < 3; t++) {
-      const double bt = t == 2 && c->kinetic ? 0.0 : nb;  // kinetic: none across the slide
-      p->lo[r0 + t] = rows->rows[r0 + t].lo = -bt;
-      p->hi[r0 + t] = rows->rows[r0 + t].hi = bt;
-    }
+    friction_bounds(&rows->rows[r0 + 1], c, nb);
+    for (int t = 1; t < 3; t++) p->lo[r0 + t] = rows->rows[r0 + t].lo, p->hi[r0 + t] = rows->rows[r0 + t].hi;
     changed++;
   }
   return changed;
@@ -508,12 +518,10 @@ int tsr_contact_first_friction(TsrContacts *cs, const TsrBodies *b, const double
     c->t1 = t1;
     c->t2 = tsr_v3_cross(c->normal, t1);
     c->bound_normal = ln;
+    friction_bounds(f, c, bound);
     for (int k = 0; k < 2; k++) {
-      const double bk = k && c->kinetic ? 0.0 : bound;  // (no contact is kinetic at the first step)
       set_direction(&f[k], c, k ? c->t2 : c->t1);
-      f[k].lo = -bk;
-      f[k].hi = bk;
-      f[k].rhs = 4.0 * tsr_v3_dot(c->slip, k ? c->t2 : c->t1) / (h * (1.0 + 4.0 * c->damping));  // the anchor
+      f[k].rhs = anchor_rhs(c, k ? c->t2 : c->t1, h);
     }
     changed++;
   }

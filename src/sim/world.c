@@ -360,7 +360,25 @@ static int solve_assembled(TsrWorld *w) {
   return w->solve_status < 0 ? -1 : 0;
 }
 
-static void velocities(TsrWorld *w);
+// v+ = v_free + M^-1 J^T lambda (Eq. 2) into v_new.
+static void velocities(TsrWorld *w) {
+  TsrBodies *b = &w->bodies;
+  memcpy(w->v_new, w->v_free, 6 * (size_t)b->n * sizeof(double));
+  for (int i = 0; i < w->rows.count; i++) {
+    const TsrRow *r = &w->rows.rows[i];
+    double l = w->lambda[i];
+    if (l == 0.0) continue;
+    for (int s = 0; s < 2; s++) {
+      int k = r->body[s];
+      if (k < 0 || b->fixed[k]) continue;
+      const double *J = r->J[s], *Ii = &b->inv_inertia_world[9 * k];
+      double *o = &w->v_new[6 * k];
+      double im = b->inv_mass[k] * l;
+      o[0] += im * J[0], o[1] += im * J[1], o[2] += im * J[2];
+      for (int a = 0; a < 3; a++) o[3 + a] += l * (Ii[3 * a] * J[3] + Ii[3 * a + 1] * J[4] + Ii[3 * a + 2] * J[5]);
+    }
+  }
+}
 
 // The first step's friction (contact/contact.h tsr_contact_first_friction):
 // no contact has a lambda_n of a step before, and the estimates give none
@@ -403,26 +421,6 @@ static int solve(TsrWorld *w) {
   if (w->solve_hook) w->solve_hook(w, w->solve_hook_ctx);
   if (solve_assembled(w)) return -1;
   return first_step_friction(w);
-}
-
-// v+ = v_free + M^-1 J^T lambda (Eq. 2) into v_new.
-static void velocities(TsrWorld *w) {
-  TsrBodies *b = &w->bodies;
-  memcpy(w->v_new, w->v_free, 6 * (size_t)b->n * sizeof(double));
-  for (int i = 0; i < w->rows.count; i++) {
-    const TsrRow *r = &w->rows.rows[i];
-    double l = w->lambda[i];
-    if (l == 0.0) continue;
-    for (int s = 0; s < 2; s++) {
-      int k = r->body[s];
-      if (k < 0 || b->fixed[k]) continue;
-      const double *J = r->J[s], *Ii = &b->inv_inertia_world[9 * k];
-      double *o = &w->v_new[6 * k];
-      double im = b->inv_mass[k] * l;
-      o[0] += im * J[0], o[1] += im * J[1], o[2] += im * J[2];
-      for (int a = 0; a < 3; a++) o[3 + a] += l * (Ii[3 * a] * J[3] + Ii[3 * a + 1] * J[4] + Ii[3 * a + 2] * J[5]);
-    }
-  }
 }
 
 // Stage 4b: struck bodies (contact/recollide.c). When the solved v+ (in
