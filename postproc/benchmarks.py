@@ -32,6 +32,10 @@ machine. What is run:
     and nproc threads (--whole-threads; --repeat runs each, the median kept), with schur-bpp's phase split and its fallbacks; and
     the same on identical problems (tessera compare --replay, each solver
     driving the trajectory in turn).
+  * Where chain_drop's time goes: its whole run with each solver, 1 thread,
+    TSR_RETRY_TRACE=1: the time in solves that needed the restarts of
+    solvers/bpp_retry.c, and the bound the longest subsystem puts on the
+    speedup.
   * chain_drop's pile-up is chaotic: its whole run at each --whole-threads count
     --ensemble times (default 9) with gravity off by k parts in 1e5, the
     median and range of schur-bpp's speedup (one run's ratio is one draw).
@@ -66,6 +70,7 @@ import json
 import multiprocessing
 import os
 import platform
+import re
 import signal
 import subprocess
 import sys
@@ -212,6 +217,35 @@ def replay(tessera, model, ref, threads):
     return {r["solver"]: r for r in rows}
 
 
+RESTART_LINE = re.compile(r"^bpp restarts, (\d+) rows: .*, (\d+) factorisations \(\d+ in the first BPP\), "
+                          r"residual \S+, ([0-9.]+) us$")
+
+
+def restart_split(tessera, model, solver, threads):
+    """The model's whole run with `solver` and TSR_RETRY_TRACE=1
+    (solvers/bpp_retry.c: a line per solve that needed the restarts, with
+    its rows, factorisations and time). Returns the compare JSON row with
+    the restarted solves' count, time per step, mean rows and factorisations
+    added, or None."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "c.json")
+        cmd = [tessera, "compare", model, "--solvers", solver, "--quiet", "--json", out, "--threads", str(threads)]
+        log("  TSR_RETRY_TRACE=1 " + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd))
+        p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, TSR_RETRY_TRACE="1"))
+        if not os.path.exists(out):
+            log("    failed (%d): %s" % (p.returncode, p.stderr.strip()[-400:]))
+            return None
+        with open(out) as f:
+            row = json.load(f)["rows"][0]
+    lines = [m for m in (RESTART_LINE.match(x) for x in p.stderr.splitlines()) if m]
+    n = len(lines)
+    row["restarts"] = n
+    row["restart_ms"] = 1e-3 * sum(float(m.group(3)) for m in lines) / max(1, row["steps"])
+    row["restart_rows"] = sum(int(m.group(1)) for m in lines) / n if n else 0.0
+    row["restart_facts"] = sum(int(m.group(2)) for m in lines) / n if n else 0.0
+    return row
+
+
 def ms(v):
     return "-" if v is None else ("%.2f" % v if v < 100 else "%.0f" % v)
 
@@ -355,6 +389,7 @@ def main(argv=None):
     # to OUTPUT.partial.md, leaving a complete OUTPUT as it was.
     caps, results, cond_rows, t4, scal = [], {}, {}, {}, {}
     replays, whole, nets, shared, part_md, ensemble = {}, {}, {}, [], None, []
+    splits = {}  # chain_drop's restarted solves, by solver (restart_split)
     interrupted = None
     stage = "start"
     signal.signal(signal.SIGTERM, _terminated)
@@ -426,6 +461,13 @@ def main(argv=None):
                     # The machine is shared: each solver's run with the median mean time.
                     whole[(scene, t)] = {name: sorted(rs, key=lambda r: r["mean_ms"])[len(rs) // 2]
                                          for name, rs in runs.items()}
+
+        # Where chain_drop's time goes: the solves that needed the restarts.
+        if not a.no_whole and "chain_drop" in models:
+            for solver in ("direct-bpp", "schur-bpp"):
+                stage = "restarted solves, chain_drop"
+                log("restarted solves: chain_drop, %s, 1 thread" % solver)
+                splits[solver] = restart_split(a.tessera, models["chain_drop"], solver, 1)
 
         # chain_drop's pile-up is chaotic: the same run with gravity off by a
         # few parts in 1e5 piles up differently, and its ratio with it.
@@ -569,6 +611,35 @@ def main(argv=None):
                 scene, ref, t, ms(d["mean_ms"]), ms(d["median_ms"]), d["pct_converged"], ms(sb["mean_ms"]),
                 ms(sb["median_ms"]), sb["pct_converged"], d["mean_ms"] / sb["mean_ms"],
                 "-" if mr is None else "%.2fx" % mr))
+        out.append("")
+    if splits.get("direct-bpp") and splits.get("schur-bpp"):
+        d, sb = splits["direct-bpp"], splits["schur-bpp"]
+        crit = [(t, r) for (scene, t), r in whole.items() if scene == "chain_drop" and r.get("direct-bpp")
+                and r.get("schur-bpp") and r["schur-bpp"].get("phase_ms", {}).get("subsystems_longest")]
+        bound = ""
+        if crit:
+            t, r = max(crit, key=lambda x: x[0])
+            longest = r["schur-bpp"]["phase_ms"]["subsystems_longest"]
+            bound = (" The costliest subsystem solve of each coupling iteration runs alone whatever the thread count "
+                     "(the whole-run table's longest subsystem, %.2f ms per step with %d thread%s), and in the "
+                     "pile-up that is the pile's restarted solve: direct-bpp's mean over it, %.1fx, bounds "
+                     "schur-bpp's speedup on this trajectory with any number of threads, before S_Gamma, the "
+                     "interface and the other solves are counted." % (
+                         longest, t, "" if t == 1 else "s", r["direct-bpp"]["mean_ms"] / longest))
+        out += ["### Where chain_drop's time goes", "",
+                "chain_drop's whole run again with each solver, 1 thread, `TSR_RETRY_TRACE=1`: the solves whose "
+                "block pivoting stalled and went on to the restarts of `src/solvers/bpp_retry.c` (projected Newton "
+                "from the warm start; the pile-up's redundant contacts make A_FF nearly singular), their time per "
+                "step and its share of the mean solve time, their number, mean rows and factorisations. "
+                "direct-bpp restarts on the whole system; schur-bpp on the subsystems (and interface) the pile "
+                "lies in, which are smaller, but it solves them again in later coupling iterations and merged "
+                "re-runs." + bound, "",
+                "| solver | mean solve ms | in restarted solves, ms | share | restarted solves | mean rows "
+                "| factorisations each |", "|---|---:|---:|---:|---:|---:|---:|"]
+        for name, r in (("direct-bpp", d), ("schur-bpp", sb)):
+            out.append("| %s | %s | %s | %.0f%% | %d | %.0f | %.1f |" % (
+                name, ms(r["mean_ms"]), ms(r["restart_ms"]), 100 * r["restart_ms"] / r["mean_ms"],
+                r["restarts"], r["restart_rows"], r["restart_facts"]))
         out.append("")
     if ensemble:
         spread = []
