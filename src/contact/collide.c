@@ -1620,6 +1620,7 @@ static int detect(void *p) {
   if (rc) return -1;
   // Pushed bodies against the fixed shapes they can now reach.
   if (find_pushers(cs, m, b) > 0 && push_to_fixed(cs, m, b)) return -1;
+  tsr_contact_drop_seams(cs, m, b);
   for (int i = 0; i < cs->n; i++) cs->c[i].match = i;
   if (cs->n > 1) qsort(cs->c, (size_t)cs->n, sizeof *cs->c, cmp_contact);  // cs->c may be NULL when n = 0
   for (int i = 0; i < cs->n; i++) cs->c[i].match = cs->c[i].solved = -1;

@@ -27,6 +27,11 @@ void tsr_contact_collider_cover(TsrCollider *c, const TsrModel *m, const TsrBodi
 int tsr_contact_collider_struck(const TsrCollider *c, const TsrModel *m, const TsrBodies *b, const double *v6,
                                 double tol);
 
+// seams.c: drops the contacts of moving shapes with the edges of fixed
+// boxes laid level with the fixed box or plane they are held on (a floor of
+// several boxes). Uses c[i].match as scratch.
+void tsr_contact_drop_seams(TsrContacts *cs, const TsrModel *m, const TsrBodies *b);
+
 // match.c: sets c[i].match against cs->prev.
 int tsr_contact_match(TsrContacts *cs);
 // The order of contacts by shape pair (collide.c sorts them so): < 0, 0, > 0.
