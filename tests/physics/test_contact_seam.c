@@ -6,7 +6,8 @@
 // its height over the floor with it. Before contact/seams.c the boxes'
 // edges stopped it: a 2 kg box at 3 m/s tripped, rose 6.7 cm and kept a
 // third of its speed; a sphere, a capsule and a cylinder on its side
-// hopped 1.9 cm and lost 12% of theirs. Box, sphere, capsule and cylinder;
+// hopped 1.9 cm and lost 12% of theirs; a long flat plank stopped dead.
+// Box, sphere, capsule, cylinder and plank;
 // across the seam and 30 degrees to it; the whole scene (gravity too)
 // turned three ways. Truths: velocity within 1e-5 m/s of the initial,
 // angular velocity within 1e-4 rad/s, height within 1e-6 m (measured:
@@ -18,10 +19,12 @@
 #include "sim_helpers.h"
 #include "tsr_test.h"
 
-static const char *const SHAPES[4] = {"{type: box, size: [0.2, 0.2, 0.2]}", "{type: sphere, radius: 0.1}",
-                                      "{type: capsule, radius: 0.1, length: 0.3}",
-                                      "{type: cylinder, radius: 0.1, length: 0.3}"};
-static const char *const NAMES[4] = {"box", "sphere", "capsule", "cylinder"};
+static const char *const SHAPES[5] = {
+    "{type: box, size: [0.2, 0.2, 0.2]}", "{type: sphere, radius: 0.1}", "{type: capsule, radius: 0.1, length: 0.3}",
+    "{type: cylinder, radius: 0.1, length: 0.3}", "{type: box, size: [0.6, 0.3, 0.05]}"};
+static const char *const NAMES[5] = {"box", "sphere", "capsule", "cylinder", "plank"};
+// Each shape's centre height over the floor, and its start's distance from the seam.
+static const double HEIGHT[5] = {0.1, 0.1, 0.1, 0.1, 0.025}, START[5] = {0.3, 0.3, 0.3, 0.3, 0.4};
 
 typedef struct {
   double dv, dw, dz, x_end;
@@ -32,16 +35,16 @@ typedef struct {
 // plane = 1 a ground plane with b set flush into it instead of a. Rolling:
 // the sphere starts rolling (w = v / r), mu 0.5; else mu 0.
 static Seam cross(int s, double psi_deg, TsrQuat R, int plane, double step, int rolling) {
-  const double v0 = 3.0, psi = psi_deg * M_PI / 180.0, r = 0.1;
+  const double v0 = 3.0, psi = psi_deg * M_PI / 180.0, r = HEIGHT[s], d0 = START[s];
   const TsrVec3 dir = tsr_v3(cos(psi), sin(psi), 0);
   const TsrVec3 g = tsr_q_rotate(R, tsr_v3(0, 0, -9.81));
   const TsrVec3 pa = tsr_q_rotate(R, tsr_v3(-1.0, 0, -0.1)), pb = tsr_q_rotate(R, tsr_v3(1.0, 0, -0.1 + step));
   const TsrVec3 n = tsr_q_rotate(R, tsr_v3(0, 0, 1));
-  const TsrVec3 x0 = tsr_q_rotate(R, tsr_v3(-0.3 * cos(psi), -0.3 * sin(psi), r));
+  const TsrVec3 x0 = tsr_q_rotate(R, tsr_v3(-d0 * cos(psi), -d0 * sin(psi), r));
   const TsrVec3 v = tsr_q_rotate(R, tsr_v3_scale(dir, v0));
   // capsule and cylinder lie on their side, axis along the floor across dir
   TsrQuat q = R;
-  if (s >= 2)
+  if (s == 2 || s == 3)
     q = tsr_q_mul(R, tsr_q_mul(tsr_q_axis_angle(tsr_v3(0, 0, 1), psi), tsr_q_axis_angle(tsr_v3(1, 0, 0), M_PI / 2)));
   const TsrVec3 w = rolling ? tsr_q_rotate(R, tsr_v3_scale(tsr_v3(-dir.y, dir.x, 0), v0 / r)) : tsr_v3(0, 0, 0);
   char a[512], yaml[4096];
@@ -78,7 +81,7 @@ static Seam cross(int s, double psi_deg, TsrQuat R, int plane, double step, int 
     out.dw = fmax(out.dw, tsr_v3_norm(tsr_v3_sub(wd.bodies.w[2], w)));
     out.dz = fmax(out.dz, fabs(tsr_v3_dot(tsr_v3_sub(wd.bodies.x[2], x0), n)));
   }
-  out.x_end = tsr_v3_dot(tsr_q_rotate_inv(R, tsr_v3_sub(wd.bodies.x[2], x0)), dir) - 0.3;  // past the seam
+  out.x_end = tsr_v3_dot(tsr_q_rotate_inv(R, tsr_v3_sub(wd.bodies.x[2], x0)), dir) - d0;  // past the seam
   tsr_test_world_free(&m, &wd);
   return out;
 }
@@ -88,7 +91,7 @@ static void test_over_the_seam(void) {
                             tsr_q_axis_angle(tsr_v3_scale(tsr_v3(1, 2, 3), 1.0 / sqrt(14.0)), 2.3)};
   for (int t = 0; t < 3; t++)
     for (int plane = 0; plane < 2; plane++)
-      for (int s = 0; s < 4; s++)
+      for (int s = 0; s < 5; s++)
         for (int k = 0; k < 2; k++) {
           const double psi = k ? 30.0 : 0.0;
           Seam r = cross(s, psi, turns[t], plane, 0.0, 0);
