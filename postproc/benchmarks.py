@@ -132,9 +132,10 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
-def compare(tessera, model, solvers, steps, threads=0, extra=(), cond=False, env=None):
+def compare(tessera, model, solvers, steps, threads=0, extra=(), cond=False, env=None, stderr=None):
     """Runs `tessera compare` and returns its JSON rows (dicts), or [] on failure.
-    env: variables added to this process's environment for the run."""
+    env: variables added to this process's environment for the run; stderr:
+    a list the run's stderr lines are added to (traces)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "c.json")
         cmd = [tessera, "compare", model, "--solvers", ",".join(solvers), "--quiet", "--json", out]
@@ -144,6 +145,8 @@ def compare(tessera, model, solvers, steps, threads=0, extra=(), cond=False, env
         log("  " + " ".join(["%s=%s" % kv for kv in (env or {}).items()] +
                             [os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd]))
         p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, **env) if env else None)
+        if stderr is not None:
+            stderr += p.stderr.splitlines()
         if not os.path.exists(out):
             log("    failed (%d): %s" % (p.returncode, p.stderr.strip()[-400:]))
             return []
@@ -230,17 +233,12 @@ def restart_split(tessera, model, solver, threads):
     its rows, factorisations and time). Returns the compare JSON row with
     the restarted solves' count, time per step, mean rows and factorisations
     added, or None."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "c.json")
-        cmd = [tessera, "compare", model, "--solvers", solver, "--quiet", "--json", out, "--threads", str(threads)]
-        log("  TSR_RETRY_TRACE=1 " + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd))
-        p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, TSR_RETRY_TRACE="1"))
-        if not os.path.exists(out):
-            log("    failed (%d): %s" % (p.returncode, p.stderr.strip()[-400:]))
-            return None
-        with open(out) as f:
-            row = json.load(f)["rows"][0]
-    lines = [m for m in (RESTART_LINE.match(x) for x in p.stderr.splitlines()) if m]
+    err = []
+    rows = compare(tessera, model, [solver], None, threads, env={"TSR_RETRY_TRACE": "1"}, stderr=err)
+    if not rows:
+        return None
+    row = rows[0]
+    lines = [m for m in (RESTART_LINE.match(x) for x in err) if m]
     n = len(lines)
     row["restarts"] = n
     row["restart_ms"] = 1e-3 * sum(float(m.group(3)) for m in lines) / max(1, row["steps"])

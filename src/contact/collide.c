@@ -244,8 +244,9 @@ static dGeomID make_geom(dSpaceID space, const TsrShapeDef *s, double margin) {
 // World pose of a shape: body pose x part pose.
 static void place(dGeomID g, const TsrShapeDef *s, TsrVec3 x, TsrQuat q) {
   if (s->type == TSR_SHAPE_PLANE) return;  // planes are in world coordinates
-  TsrVec3 p = tsr_v3_add(x, tsr_q_rotate(q, s->position));
-  TsrQuat r = tsr_q_normalize(tsr_q_mul(q, s->orientation));
+  TsrVec3 p;
+  TsrQuat r;
+  tsr_contact_shape_pose(s, x, q, &p, &r);
   dQuaternion dq = {r.w, r.x, r.y, r.z};
   dGeomSetPosition(g, p.x, p.y, p.z);
   dGeomSetQuaternion(g, dq);
@@ -1233,9 +1234,8 @@ static void spec_callback(void *data, dGeomID a, dGeomID b) {
 // broad phase's traversal.
 static int cmp_contact(const void *pa, const void *pb) {
   const TsrContact *a = pa, *b = pb;
-  if (a->shape[0] != b->shape[0]) return a->shape[0] < b->shape[0] ? -1 : 1;
-  if (a->shape[1] != b->shape[1]) return a->shape[1] < b->shape[1] ? -1 : 1;
-  return (a->match > b->match) - (a->match < b->match);
+  const int c = tsr_contact_pair_cmp(a, b);
+  return c ? c : (a->match > b->match) - (a->match < b->match);
 }
 
 // Speculative reach of a moving shape for this step: how far

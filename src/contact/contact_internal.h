@@ -43,6 +43,14 @@ static inline int tsr_contact_pair_cmp(const TsrContact *a, const TsrContact *b)
 // (match.c: a contact continues one of the previous step within it).
 double tsr_contact_match_radius(const TsrContacts *cs, const TsrContact *k);
 
+// World pose of shape s (position p, orientation r) on a body at x, q: body
+// pose times the shape's pose in the body (not for planes, which are in
+// world coordinates).
+static inline void tsr_contact_shape_pose(const TsrShapeDef *s, TsrVec3 x, TsrQuat q, TsrVec3 *p, TsrQuat *r) {
+  *p = tsr_v3_add(x, tsr_q_rotate(q, s->position));
+  *r = tsr_q_normalize(tsr_q_mul(q, s->orientation));
+}
+
 // Velocity of body k's material point at r from its centre of mass, from
 // its state (b->v, b->w); zero for fixed bodies.
 static inline TsrVec3 tsr_contact_state_velocity(const TsrBodies *b, int k, TsrVec3 r) {

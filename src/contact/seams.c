@@ -49,10 +49,9 @@ typedef struct {
 
 static Box box_of(const TsrModel *m, const TsrBodies *b, int shape) {
   const TsrShapeDef *s = &m->shapes[shape];
-  const int k = s->body;
-  const TsrQuat q = tsr_q_normalize(tsr_q_mul(b->q[k], s->orientation));
   Box x;
-  x.c = tsr_v3_add(b->x[k], tsr_q_rotate(b->q[k], s->position));
+  TsrQuat q;
+  tsr_contact_shape_pose(s, b->x[s->body], b->q[s->body], &x.c, &q);
   const TsrVec3 e[3] = {tsr_v3(1, 0, 0), tsr_v3(0, 1, 0), tsr_v3(0, 0, 1)};
   for (int i = 0; i < 3; i++) x.u[i] = tsr_q_rotate(q, e[i]), x.half[i] = 0.5 * s->params[i];
   return x;

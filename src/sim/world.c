@@ -324,10 +324,6 @@ static int check_coupling(TsrWorld *w) {
   return 0;
 }
 
-// Stage 4: assemble the MLCP and solve it. Warm start (when on): joint rows
-// map 1:1 from the previous step (their number and order never change),
-// contact rows from their matched contacts (contact/match.c); the rest start
-// at 0 and free.
 // The coupling check and A, b of the step's rows (Eq. 5).
 static int assemble(TsrWorld *w) {
   TsrBodies *b = &w->bodies;
@@ -389,15 +385,20 @@ static void velocities(TsrWorld *w) {
 // (tests/physics/test_contact_first_step.c). Its time counts in
 // solve_seconds; later steps are not affected. TSR_FIRST_FRICTION=0 turns
 // it off (the first step then solves the MLCP its rows were built as: the
-// same for every solver, which tests/substructure compares).
+// same for every solver, which tests/substructure compares). Reads the
+// first solve's v+ in v_new, and leaves the second's there.
 static int first_step_friction(TsrWorld *w) {
   if (w->step != 0 || !w->first_friction) return 0;
-  velocities(w);
   if (!tsr_contact_first_friction(&w->contacts, &w->bodies, w->v_free, w->v_new, w->h, &w->rows, w->lambda)) return 0;
-  if (assemble(w)) return -1;
-  return solve_assembled(w);
+  if (assemble(w) || solve_assembled(w)) return -1;
+  velocities(w);
+  return 0;
 }
 
+// Stage 4: assemble the MLCP and solve it; v+ into v_new. Warm start (when
+// on): joint rows map 1:1 from the previous step (their number and order
+// never change), contact rows from their matched contacts
+// (contact/match.c); the rest start at 0 and free.
 static int solve(TsrWorld *w) {
   geometric_stiffness(w);
   double t0 = tsr_now_seconds();
@@ -420,6 +421,7 @@ static int solve(TsrWorld *w) {
   // (assembly, warm start and the replay hook are outside solve_seconds)
   if (w->solve_hook) w->solve_hook(w, w->solve_hook_ctx);
   if (solve_assembled(w)) return -1;
+  velocities(w);
   return first_step_friction(w);
 }
 
@@ -465,8 +467,9 @@ static int recollide(TsrWorld *w) {
     w->stats.partition_seconds += tsr_now_seconds() - t1;
     if (failed || assemble(w)) return -1;
     tsr_contact_warm_start_solved(&w->contacts, &w->rows, w->lambda, w->index_set);
-    if (solve_assembled(w) || first_step_friction(w)) return -1;
+    if (solve_assembled(w)) return -1;
     velocities(w);
+    if (first_step_friction(w)) return -1;
   }
   return 0;
 }
@@ -487,8 +490,7 @@ int tsr_world_step(TsrWorld *w) {
   double t2 = tsr_now_seconds();
   if (!failed) failed = partition(w) ? -1 : 0;
   double t3 = tsr_now_seconds();
-  if (!failed) failed = solve(w);  // sets st->solve_seconds
-  if (!failed) velocities(w);
+  if (!failed) failed = solve(w);      // sets st->solve_seconds, and v+ in v_new
   if (!failed) failed = recollide(w);  // adds to st->solve_seconds, collide_seconds, partition_seconds
   if (!failed) {
     integrate(w);

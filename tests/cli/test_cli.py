@@ -47,6 +47,17 @@ def run(*args):
     return p.returncode, p.stdout, p.stderr
 
 
+def check_and_run(path, text):
+    """Writes the model text to path; yields (command, exit status, stderr)
+    for `tessera check` and `tessera run` of it (the model warnings both give)."""
+    with open(path, "w") as fh:
+        fh.write(text)
+    h5 = os.path.splitext(path)[0] + ".h5"
+    for cmd in (("check", path), ("run", path, "-o", h5, "--overwrite", "--quiet")):
+        rc, _, err = run(*cmd)
+        yield cmd[0], rc, err
+
+
 FREE_BODY = """format: tessera-model/1
 name: faller
 settings: {step: 0.016666666666666666, steps: 400}
@@ -208,17 +219,14 @@ joints:
     # warned of, by check and run, at the body; the box's own, 1/6 kg m^2 per
     # axis for 1 kg and 1 m, times 1e-90 and times 1e-3, and 1e7 times.
     for scale, warned in ((1e-90, True), (1e-3, False), (1e7, True)):
-        inert = os.path.join(tmp, "inert.yaml")
-        with open(inert, "w") as fh:
-            fh.write("format: tessera-model/1\nname: i\nsettings: {duration: 0.05}\nbodies:\n"
-                     "  - {name: b, mass: 1, inertia: [%r, %r, %r], shape: {type: box, size: [1, 1, 1]}}\n"
-                     % ((scale / 6,) * 3))
-        for cmd in (("check", inert), ("run", inert, "-o", os.path.join(tmp, "inert.h5"), "--overwrite", "--quiet")):
-            rc, _, err = run(*cmd)
+        text = ("format: tessera-model/1\nname: i\nsettings: {duration: 0.05}\nbodies:\n"
+                "  - {name: b, mass: 1, inertia: [%r, %r, %r], shape: {type: box, size: [1, 1, 1]}}\n"
+                % ((scale / 6,) * 3))
+        for cmd, rc, err in check_and_run(os.path.join(tmp, "inert.yaml"), text):
             m = re.search(r":5:5: warning: body 'b': its inertia is ([0-9.e+-]+) times its solid shapes'", err)
             ok = rc == 0 and (m is not None) == warned and (not m or abs(float(m.group(1)) / scale - 1) < 1e-3)
             check(ok, "%s, inertia %g of the solid box's: %s (%d: %s)"
-                  % (cmd[0], scale, "warned" if warned else "not warned", rc, err.strip()[:160]))
+                  % (cmd, scale, "warned" if warned else "not warned", rc, err.strip()[:160]))
     # A hinge or slider whose limits leave out its start (limits are relative
     # to the initial configuration: the coordinate starts at 0) is warned of,
     # by check and run, at the joint: the limit row then pushes it in like a
@@ -226,19 +234,16 @@ joints:
     for kind, lim, warned in (("hinge", "[0.5, 1.0]", True), ("hinge", "[-1.0, -0.2]", True),
                               ("prismatic", "[0.01, 0.01]", True), ("hinge", "[0.0, 1.0]", False),
                               ("prismatic", "[-0.1, 0.0]", False), ("prismatic", "[-0.1, 0.3]", False)):
-        lm = os.path.join(tmp, "lim.yaml")
-        with open(lm, "w") as fh:
-            fh.write("format: tessera-model/1\nname: l\nsettings: {duration: 0.05, gravity: [0, 0, 0]}\nbodies:\n"
-                     "  - {name: arm, mass: 1, shape: {type: box, size: [1, 0.1, 0.1]}, position: [0.5, 0, 0]}\n"
-                     "joints:\n"
-                     "  - {name: j, type: %s, bodies: [world, arm], anchor: [0, 0, 0], axis: [0, 0, 1], limits: %s}\n"
-                     % (kind, lim))
-        for cmd in (("check", lm), ("run", lm, "-o", os.path.join(tmp, "lim.h5"), "--overwrite", "--quiet")):
-            rc, _, err = run(*cmd)
+        text = ("format: tessera-model/1\nname: l\nsettings: {duration: 0.05, gravity: [0, 0, 0]}\nbodies:\n"
+                "  - {name: arm, mass: 1, shape: {type: box, size: [1, 0.1, 0.1]}, position: [0.5, 0, 0]}\n"
+                "joints:\n"
+                "  - {name: j, type: %s, bodies: [world, arm], anchor: [0, 0, 0], axis: [0, 0, 1], limits: %s}\n"
+                % (kind, lim))
+        for cmd, rc, err in check_and_run(os.path.join(tmp, "lim.yaml"), text):
             said = re.search(r":7:5: warning: joint 'j': its limits \[[-0-9.e]+, [-0-9.e]+\] (rad|m) leave out its start",
                              err)
             check(rc == 0 and (said is not None) == warned, "%s, %s limits %s: %s (%d: %s)"
-                  % (cmd[0], kind, lim, "warned" if warned else "not warned", rc, err.strip()[:160]))
+                  % (cmd, kind, lim, "warned" if warned else "not warned", rc, err.strip()[:160]))
 
     # An unwritable --json path is bad input: exit 2 before anything runs.
     # (Before the runs: no table on stdout, which compare prints after them.)
