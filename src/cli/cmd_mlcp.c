@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "linalg/chol.h"
 #include "mlcp/mlcp.h"
+#include "model/model.h"
 #include "solvers/lemke.h"
 #include "solvers/solver.h"
 
@@ -36,7 +37,7 @@ static const char mlcp_usage[] =
 static int parse_int(const char *opt, const char *s, int *v) {
   char *end;
   long x = strtol(s, &end, 10);
-  if (end == s || *end || x < 1 || x > 100000000) {
+  if (end == s || *end || x < 1 || x > TSR_MAX_PIVOTS) {
     tsr_cli_error("mlcp: %s expects a positive integer, got '%s'", opt, s);
     return -1;
   }

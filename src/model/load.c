@@ -98,7 +98,7 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
             ok = 0;
         }
         ok &= opt_int_field(c, v, "max_coupling_iterations", 1, TSR_MAX_INT, &s->solver.max_coupling_iterations);
-        ok &= opt_int_field(c, v, "max_pivots", 1, TSR_MAX_INT, &s->solver.max_pivots);
+        ok &= opt_int_field(c, v, "max_pivots", 1, TSR_MAX_PIVOTS, &s->solver.max_pivots);
         ok &= tsr_model_opt_number(c, v, "index_tolerance", TSR_NUM_NONNEG, &s->solver.index_tolerance) != 0;
         ok &= opt_int_field(c, v, "iterations", 1, TSR_MAX_INT, &s->solver.iterations);
         ok &= tsr_model_opt_number(c, v, "tolerance", TSR_NUM_NONNEG, &s->solver.tolerance) != 0;

@@ -151,6 +151,9 @@ int tsr_model_steps_for(double duration, double step, double *steps, char *why, 
 // The largest integer a model key (or the option that sets it) takes:
 // counts beyond a billion are typos, and the bound keeps int arithmetic safe.
 #define TSR_MAX_INT 1000000000L
+// settings.solver.max_pivots at most: the restarts of bpp_retry.c give a
+// solve up to 8 times the pivot budget, in int.
+#define TSR_MAX_PIVOTS 100000000L
 // A model's name, bytes (UTF-8): the run file's summary holds it whole, so
 // export-vtk names its folder as run --vtk does.
 #define TSR_MODEL_NAME_MAX 1000

@@ -69,6 +69,10 @@
 #define POLISH_STEPS 10
 #define POLISH_FRACTION 0.01
 
+// The cycling guard's table size at most (1 MiB of hashes: 32,768 pivots at
+// load 1/4).
+#define TABLE_MAX (1 << 17)
+
 struct TsrBpp {
   TsrChol *chol;
   int cap;
@@ -159,8 +163,12 @@ static int reserve(TsrBpp *b, int m, int max_pivots) {
       return -1;
     b->cap = n;
   }
+  // Room for every set of max_pivots + 1 at load 1/4, up to TABLE_MAX: past
+  // that, repeats are found until the table fills, then no more (table_seen).
+  // A model's max_pivots reaches 1e8, whose 4e8 slots (3.2 GB, cleared every
+  // solve) would stop the run, and whose doubling overflowed int.
   int t = 64;
-  while (t < 4 * (max_pivots + 1)) t *= 2;
+  while (t < TABLE_MAX && (long)t < 4L * ((long)max_pivots + 1)) t *= 2;
   if (t > b->cap_table) {
     free(b->table);
     b->table = malloc((size_t)t * sizeof *b->table);

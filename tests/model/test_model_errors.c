@@ -57,6 +57,15 @@ static const Case cases[] = {
      "  - {name: b, mass: 1, shape: {type: sphere, radius: 1}}\n",
      {NULL},
      {"m.yaml:4:31: error: settings.contact: friction_refresh must be at most 8 re-solves per step, got 9"}},
+    {"max_pivots",
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "settings:\n"
+     "  solver: {max_pivots: 100000001}\n"
+     "bodies:\n"
+     "  - {name: b, mass: 1, shape: {type: sphere, radius: 1}}\n",
+     {NULL},
+     {"m.yaml:4:24: error: settings.solver: max_pivots: at most 100000000, got 100000001"}},
     {"friction_refresh_set",
      SET_MODEL,
      {"settings.contact.friction_refresh=-1"},

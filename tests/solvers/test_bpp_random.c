@@ -7,6 +7,7 @@
 //     margin covers the cond = 1e10 cases);
 //   * ||lambda - lambda*||_inf <= 1e-12 + 1e-13 * cond * ||lambda*||_inf: the
 //     forward error of a backward-stable solve is cond x (n eps ~ 1e-13).
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,45 @@ static int check_planted(const TsrMlcp *p, const double *lambda, const int8_t *s
     ok = 0;
   }
   return ok;
+}
+
+// Any pivot budget, up to INT_MAX (a model's max_pivots reaches
+// TSR_MAX_PIVOTS), changes nothing for a solve that converges within the
+// default's: the same pivots, the same solution bit for bit. The cycling
+// guard's table was sized 4 x the budget: for a model's 1e8 it took 4.3 GB,
+// cleared at every solve, and for 3e8 or more its sizing overflowed int and
+// the solve never returned.
+static void test_bpp_largest_budget(void) {
+  static const int budgets[] = {100000000, 300000000, INT_MAX};
+  TsrSolverParams small, large;
+  tsr_solver_default_params(TSR_SOLVER_DIRECT_BPP, &small);
+  small.warm_start = 0;
+  TsrBpp *bpp = tsr_bpp_create();
+  for (int seed = 0; seed < 8; seed++) {
+    Rng r = {4242ULL + (uint64_t)seed};
+    Planted q;
+    planted_dense(&r, 40, 1e4, &q);
+    int n = q.p.m;
+    double *l1 = malloc((size_t)n * sizeof *l1), *l2 = malloc((size_t)n * sizeof *l2);
+    int8_t *s1 = malloc((size_t)n), *s2 = malloc((size_t)n);
+    memcpy(l1, q.lambda, (size_t)n * sizeof *l1), memcpy(s1, q.set, (size_t)n);
+    TsrSolveStats st1 = {0};
+    int rc1 = tsr_bpp_solve(&q.p, &small, l1, s1, &st1, bpp);
+    ENSURE_MSG(rc1 == 0, "seed %d: rc %d", seed, rc1);
+    for (int b = 0; b < 3; b++) {
+      large = small;
+      large.max_pivots = budgets[b];
+      memcpy(l2, q.lambda, (size_t)n * sizeof *l2), memcpy(s2, q.set, (size_t)n);
+      TsrSolveStats st2 = {0};
+      int rc2 = tsr_bpp_solve(&q.p, &large, l2, s2, &st2, bpp);
+      ENSURE_MSG(rc2 == 0 && st1.iterations == st2.iterations, "seed %d: %d pivots, rc %d and %d pivots with %d", seed,
+                 st1.iterations, rc2, st2.iterations, budgets[b]);
+      ENSURE(!memcmp(l1, l2, (size_t)n * sizeof *l1) && !memcmp(s1, s2, (size_t)n));
+    }
+    free(l1), free(l2), free(s1), free(s2);
+    planted_free(&q);
+  }
+  tsr_bpp_free(&bpp);
 }
 
 // Dense SPD problems, cond 1e0..1e10, sizes 10..300, many seeds.
@@ -491,6 +531,7 @@ int main(void) {
   RUN_TEST(test_singular_sets);
   RUN_TEST(test_data_scale_edges);
   RUN_TEST(test_bpp_dense_planted);
+  RUN_TEST(test_bpp_largest_budget);
   RUN_TEST(test_bpp_sparse_planted);
   RUN_TEST(test_bpp_sparse_timing);
   RUN_TEST(test_pgs_planted);
