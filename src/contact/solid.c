@@ -971,7 +971,11 @@ static int lens_points(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int s
 static int caps_facing(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int sb, const CylSide cs[2],
                        dContactGeom pts[4], double dedup) {
   int nc = 0;
-  dContactGeom cand[12];  // 4 rim points a side, and the lens's 4 points (lens_points)
+  // 4 rim points a side, and the lens's 4 points (lens_points); room for all
+  // 8 of solid_points a side, as a disc whose ends round to one plane (length
+  // 1e-30) has no far end to skip: cand[12] overflowed.
+  enum { CAND = 2 * 8 + 4 };
+  dContactGeom cand[CAND];
   for (int s = 0; s < 2; s++) {
     const CylSide *c = &cs[s];
     const TsrVec3 d = tsr_v3_sub(c->cg, c->cf);
@@ -1002,8 +1006,8 @@ static int caps_facing(const TsrSolidCtx *x, dGeomID a, int sa, dGeomID b, int s
   // cylinders stacked exactly with a yaw of 0.3 rad kept four on one half
   // of the disc, and the upper one tipped over their chord.
   sort_deepest_first(cand, nc);
-  int m = 0, used[12] = {0};
-  TsrVec3 q[12];
+  int m = 0, used[CAND] = {0};
+  TsrVec3 q[CAND];
   for (int k = 0; k < nc; k++) q[k] = cg_pos(&cand[k]);
   pts[m++] = cand[0], used[0] = 1;
   while (m < 4) {
