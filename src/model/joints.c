@@ -440,6 +440,12 @@ int tsr_model_joints(TsrLoadCtx *c, const TsrYNode *list, const TsrBodyDecl *dec
         ok = 0;
         break;
       }
+      if (j.type == TSR_JOINT_DISTANCE && !j.has_length && !isfinite(d->length)) {  // (anchors 1e200 apart)
+        tsr_model_error(c, tsr_ytree_get(item, "anchors") ? tsr_ytree_get(item, "anchors") : item,
+                        "the anchors' distance (the default length) overflows; give 'length', or nearer anchors");
+        ok = 0;
+        break;
+      }
     }
     c->where[0] = '\0';
   }

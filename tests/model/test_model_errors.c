@@ -66,6 +66,16 @@ static const Case cases[] = {
      "  - {name: b, mass: 1, shape: {type: sphere, radius: 1}}\n",
      {NULL},
      {"m.yaml:4:24: error: settings.solver: max_pivots: at most 100000000, got 100000001"}},
+    {"distance_length_overflows",
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: b, mass: 1, shape: {type: sphere, radius: 1}}\n"
+     "joints:\n"
+     "  - {name: rope, type: distance, bodies: [world, b], anchors: [[1.0e+200, 0, 0], [0, 0, 0]]}\n",
+     {NULL},
+     {"m.yaml:6:63: error: joint 'rope': the anchors' distance (the default length) overflows; give 'length', or "
+      "nearer anchors"}},
     {"friction_refresh_set",
      SET_MODEL,
      {"settings.contact.friction_refresh=-1"},
