@@ -82,13 +82,28 @@ int tsr_cli_flag(const TsrCliArg *a, const char *name, const char *alias) {
   return -1;
 }
 
+// Where a crowded start is reported (tsr_contact_overlaps' only error): the
+// body entry that makes the most bodies (an array's `count`; an entry's
+// bodies are consecutive and share its mark), else the `bodies` list.
+static TsrMark crowd_mark(const TsrModel *m) {
+  TsrMark best = m->bodies_mark;
+  int most = 1;
+  for (int i = 0, run = 0; i < m->n_bodies; i++) {
+    const TsrMark *a = &m->bodies[i].mark;
+    run = i > 0 && a->line == m->bodies[i - 1].mark.line && a->col == m->bodies[i - 1].mark.col ? run + 1 : 1;
+    if (run > most) most = run, best = *a;
+  }
+  return best;
+}
+
 int tsr_cli_warn_overlaps(const TsrModel *m) {
   enum { SHOWN = 3 };
   TsrOverlap top[SHOWN];
   char err[256] = "";
   int n = tsr_contact_overlaps(m, top, SHOWN, err, sizeof err);
   if (n == -2) {  // nothing could be simulated: bad input
-    fprintf(stderr, "%s: error: at the start, %s\n", m->path, err);
+    TsrMark at = crowd_mark(m);
+    fprintf(stderr, "%s:%d:%d: error: at the start, %s\n", m->path, at.line, at.col, err);
     return -1;
   }
   if (n <= 0) return 0;

@@ -914,8 +914,10 @@ with tempfile.TemporaryDirectory() as tmp:
     for args in (("check", crowd), ("run", crowd, "-o", out, "--steps", "2")):
         t0 = time.monotonic()
         rc, _, err = run(*args)
-        check(rc == 2 and "share one place" in err and time.monotonic() - t0 < 60 and not os.path.exists(out),
-              "%s of 5,000 spheres at one point: exit 2, said, no file (%d, %.1f s: %s)"
+        # located at the array's entry (line 4, column 5), as every model error is
+        check(rc == 2 and "share one place" in err and err.startswith(crowd + ":4:5: error: ")
+              and time.monotonic() - t0 < 60 and not os.path.exists(out),
+              "%s of 5,000 spheres at one point: exit 2, said where, no file (%d, %.1f s: %s)"
               % (args[0], rc, time.monotonic() - t0, err.strip()[:120]))
 
 # Output files are replaced whole, never truncated in place or taken from
