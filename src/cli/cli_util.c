@@ -101,8 +101,11 @@ int tsr_cli_warn_overlaps(const TsrModel *m) {
   TsrOverlap top[SHOWN];
   char err[256] = "";
   int n = tsr_contact_overlaps(m, top, SHOWN, err, sizeof err);
-  if (n == -2) {  // nothing could be simulated: bad input
-    TsrMark at = crowd_mark(m);
+  // Nothing could be simulated: bad input. -1: the shapes could not be
+  // collided at all (an ODE error), which the run's first step met again;
+  // `check` passed such a model (found by fuzzing).
+  if (n == -2 || n == -1) {
+    TsrMark at = n == -2 ? crowd_mark(m) : m->bodies_mark;
     fprintf(stderr, "%s:%d:%d: error: at the start, %s\n", m->path, at.line, at.col, err);
     return -1;
   }

@@ -155,7 +155,14 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
       tsr_model_where(c, "settings.contact");
       if (tsr_model_check_map(c, v, "settings.contact", contact_keys)) {
         ok &= opt_int_field(c, v, "max_per_pair", 1, TSR_MAX_INT, &s->contact.max_per_pair);
-        ok &= tsr_model_opt_number(c, v, "margin", TSR_NUM_NONNEG, &s->contact.margin) != 0;
+        const TsrYNode *t_mg = tsr_ytree_get(v, "margin");
+        if (tsr_model_opt_number(c, v, "margin", TSR_NUM_NONNEG, &s->contact.margin) == 0) {
+          ok = 0;
+        } else if (t_mg && s->contact.margin > TSR_SHAPE_SIZE_MAX) {  // (1e150: an ODE assertion in cullPoints)
+          tsr_model_error(c, t_mg, "margin must be at most %g m, as a shape's lengths, got %g", TSR_SHAPE_SIZE_MAX,
+                          s->contact.margin);
+          ok = 0;
+        }
         const TsrYNode *t_fr = tsr_ytree_get(v, "friction_refresh");
         if (!opt_int_field(c, v, "friction_refresh", 0, TSR_MAX_INT, &s->contact.friction_refresh)) {
           ok = 0;

@@ -154,6 +154,11 @@ int tsr_model_steps_for(double duration, double step, double *steps, char *why, 
 // settings.solver.max_pivots at most: the restarts of bpp_retry.c give a
 // solve up to 8 times the pivot budget, in int.
 #define TSR_MAX_PIVOTS 100000000L
+// A shape's lengths (radius, length, box edges), m: at most TSR_SHAPE_SIZE_MAX,
+// and none below 1 / TSR_SHAPE_ASPECT_MAX of the shape's largest (model/
+// shapes.c: what the contact detection can collide).
+#define TSR_SHAPE_SIZE_MAX 1e6
+#define TSR_SHAPE_ASPECT_MAX 1e9
 // A model's name, bytes (UTF-8): the run file's summary holds it whole, so
 // export-vtk names its folder as run --vtk does.
 #define TSR_MODEL_NAME_MAX 1000

@@ -98,6 +98,40 @@ static const char *const keys_part_round[] = {"type", "radius", "length", "posit
 static const char *const keys_any[] = {"type", "radius", "size", "length", "normal", "offset", "parts", NULL};
 
 // Parses one primitive (or, at the top level, a compound) into m->shapes.
+// Sizes the contact detection can collide (ODE and libccd). A cylinder of
+// length 1e-20 and radius 0.1 stopped ccdGeomToCyl ("invalid cylinder"), a
+// box edge of 1e100 an assertion in dxNormalize3, and a cylinder 1e150 long
+// beside another hung in ccdMPRPenetration (found by fuzzing): every length
+// of a shape is at most TSR_SHAPE_SIZE_MAX (1,000 km) and at least
+// 1 / TSR_SHAPE_ASPECT_MAX of the shape's largest (a capsule's length may be
+// 0: it is then a sphere). Reported at the shape. 1 when they are.
+static int collidable_size(TsrLoadCtx *c, const TsrYNode *n, const TsrShapeDef *s) {
+  static const char *const names[5][3] = {
+      [TSR_SHAPE_SPHERE] = {"radius"},
+      [TSR_SHAPE_BOX] = {"size x", "size y", "size z"},
+      [TSR_SHAPE_CAPSULE] = {"radius", "length"},
+      [TSR_SHAPE_CYLINDER] = {"radius", "length"},
+  };
+  const int k = s->type == TSR_SHAPE_SPHERE ? 1 : s->type == TSR_SHAPE_BOX ? 3 : 2;
+  double hi = 0.0;
+  for (int i = 0; i < k; i++) hi = fmax(hi, s->params[i]);
+  for (int i = 0; i < k; i++)
+    if (s->params[i] > TSR_SHAPE_SIZE_MAX) {
+      tsr_model_error(c, n, "%s %g m: at most %g m", names[s->type][i], s->params[i], TSR_SHAPE_SIZE_MAX);
+      return 0;
+    }
+  for (int i = 0; i < k; i++) {
+    const double v = s->params[i];
+    if (s->type == TSR_SHAPE_CAPSULE && i == 1 && v == 0.0) continue;
+    if (v * TSR_SHAPE_ASPECT_MAX < hi) {
+      tsr_model_error(c, n, "%s %g m: at least %g m for contact detection (1/%g of the shape's largest length)",
+                      names[s->type][i], v, hi / TSR_SHAPE_ASPECT_MAX, TSR_SHAPE_ASPECT_MAX);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 static int parse_shape(TsrLoadCtx *c, const TsrYNode *n, int body, int is_part, TsrModel *m, int *cap, int *has_plane) {
   if (!n || n->kind != TSR_YNODE_MAP) {
     tsr_model_error(c, n, "shape must be a mapping with a 'type', got %s", tsr_ytree_describe(n));
@@ -176,6 +210,7 @@ static int parse_shape(TsrLoadCtx *c, const TsrYNode *n, int body, int is_part, 
       break;
     }
   }
+  if (ok && type != TSR_SHAPE_PLANE && !collidable_size(c, n, &s)) ok = 0;
   if (is_part) {
     if (tsr_model_opt_vec3(c, n, "position", 0, &s.position) == 0) ok = 0;
     if ((v = tsr_ytree_get(n, "orientation")) && !tsr_model_orientation(c, v, &s.orientation)) ok = 0;

@@ -76,6 +76,26 @@ static const Case cases[] = {
      {NULL},
      {"m.yaml:6:63: error: joint 'rope': the anchors' distance (the default length) overflows; give 'length', or "
       "nearer anchors"}},
+    {"shape_sizes",
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: a, mass: 1, shape: {type: cylinder, radius: 0.1, length: 1.0e-20}}\n"
+     "  - {name: b, mass: 1, shape: {type: box, size: [1, 1.0e+100, 0.1]}, position: [5, 0, 0]}\n"
+     "  - {name: c, mass: 1, shape: {type: capsule, radius: 0.1, length: 0}, position: [9, 0, 0]}\n",
+     {NULL},
+     {"m.yaml:4:31: error: body 'a': length 1e-20 m: at least 1e-10 m for contact detection (1/1e+09 of the "
+      "shape's largest length)",
+      "m.yaml:5:31: error: body 'b': size y 1e+100 m: at most 1e+06 m"}},
+    {"margin",
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "settings:\n"
+     "  contact: {margin: 1.0e+150}\n"
+     "bodies:\n"
+     "  - {name: b, mass: 1, shape: {type: sphere, radius: 1}}\n",
+     {NULL},
+     {"m.yaml:4:21: error: settings.contact: margin must be at most 1e+06 m, as a shape's lengths, got 1e+150"}},
     {"friction_refresh_set",
      SET_MODEL,
      {"settings.contact.friction_refresh=-1"},
@@ -308,13 +328,14 @@ static const Case cases[] = {
      "name: t\n"
      "bodies:\n"
      "  - {name: a, density: 1e-300, shape: {type: sphere, radius: 1e-10}}\n"
-     "  - {name: b, density: 1, shape: {type: sphere, radius: 1e200}}\n"
+     "  - {name: b, density: 1e300, shape: {type: sphere, radius: 1e6}}\n"
      "  - {name: c, count: 2, mass: 1, shape: {type: sphere, radius: 1}, position: [1e308, 0, 0],\n"
      "     stride: {position: [1e308, 0, 0]}}\n",
      {NULL},
      {"m.yaml:4:24: error: body 'a': density 1e-300 kg/m^3 x volume 4.18879e-30 m^3 gives a mass of 0 kg: not a "
       "positive number",
-      "m.yaml:5:24: error: body 'b': density 1 kg/m^3 x volume inf m^3 gives a mass of inf kg: not a positive number",
+      "m.yaml:5:24: error: body 'b': density 1e+300 kg/m^3 x volume 4.18879e+18 m^3 gives a mass of inf kg: not a "
+      "positive number",
       "m.yaml:7:14: error: element 1's position is not finite (stride x index overflows)"}},
     // A model name the run file's summary holds whole (TSR_MODEL_NAME_MAX).
     {"long_name",
