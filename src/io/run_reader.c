@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -513,11 +514,19 @@ static herr_t probe_object(hid_t root, const char *name, const H5O_info_t *info,
   return 0;
 }
 
+// The probe's time limit, s. Some damage makes HDF5 loop for ever (a run
+// file with 512 bytes zeroed inside a global heap: the probe spun in
+// H5HG_read, and `tessera info` never returned; found by fuzzing). A sound
+// file's probe reads names and the summary: milliseconds.
+#define PROBE_SECONDS 10
+
 static int probe_in_child(const char *path, char *err, int errlen) {
   fflush(NULL);  // the child must not write the parent's buffered output again
   pid_t pid = fork();
   if (pid < 0) return 0;  // no child: read without the guard
   if (pid == 0) {
+    signal(SIGALRM, SIG_DFL);
+    alarm(PROBE_SECONDS);
     H5E_BEGIN_TRY {
       hid_t f = tsr_run_file_open_read(path);
       if (f >= 0) {
@@ -536,7 +545,10 @@ static int probe_in_child(const char *path, char *err, int errlen) {
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return 0;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
-  if (WIFSIGNALED(status))
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+    tsr_run_file_set_err(err, errlen, "%s: damaged HDF5 file: the HDF5 library was still reading it after %d s", path,
+                         PROBE_SECONDS);
+  else if (WIFSIGNALED(status))
     tsr_run_file_set_err(err, errlen, "%s: damaged HDF5 file: the HDF5 library crashed reading it (%s)", path,
                          strsignal(WTERMSIG(status)));
   else

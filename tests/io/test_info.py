@@ -211,6 +211,32 @@ def test_damaged_heap():
     os.unlink(path)
 
 
+def test_looping_heap():
+    # A run file with 512 bytes zeroed in the second half of its first global
+    # heap collection (where the heap's objects end and its free space is
+    # described): HDF5 1.10.8 then loops for ever reading the strings, and
+    # `tessera info` and export-vtk never returned (found by fuzzing). The
+    # probe child is given 10 s (run_reader.c, PROBE_SECONDS): each must end
+    # with exit 2 and say the file is damaged.
+    model = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "hanging_chain.yaml")
+    path = tmp("info_loop")
+    subprocess.run([TESSERA, "run", model, "--steps", "6", "--every", "3", "--solver", "schur-bpp", "-o", path,
+                    "--overwrite", "-q"], capture_output=True, check=True)
+    data = bytearray(open(path, "rb").read())
+    g = data.find(b"GCOL")
+    ensure(g >= 0, "the run file has a global heap")
+    (csize,) = struct.unpack_from("<Q", data, g + 8)
+    off = g + csize // 2
+    data[off:off + 512] = bytes(512)
+    bad, outdir = tmp("info_loop_bad"), tmp("info_loop_bad") + ".vtk"
+    with open(bad, "wb") as fh:
+        fh.write(data)
+    refuses_damaged(bad, outdir, "damaged HDF5 file", "a heap zeroed in its second half")
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.unlink(bad)
+    os.unlink(path)
+
+
 def test_overrides():
     """info --json gives /model/overrides as the list the file keeps: an
     override holding spaces stays one entry (they were joined into one
@@ -260,8 +286,8 @@ def test_long_name():
     shutil.rmtree(live, ignore_errors=True), shutil.rmtree(out, ignore_errors=True)
 
 
-for t in (test_complete, test_incomplete, test_bad_inputs, test_damaged_header, test_damaged_heap, test_overrides,
-          test_long_name):
+for t in (test_complete, test_incomplete, test_bad_inputs, test_damaged_header, test_damaged_heap, test_looping_heap,
+          test_overrides, test_long_name):
     before = len(failures)
     t()
     print(("ok   " if len(failures) == before else "FAIL ") + t.__name__, file=sys.stderr)
