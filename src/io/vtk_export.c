@@ -387,6 +387,11 @@ static int build_scene(hid_t f, const char *path, const RunSets *s, int segments
     } else if (!finite_n(&params[4 * g], 4)) {
       rc = tsr_run_file_invalid(err, errlen, path, "/model/shape_params", "shape %ld: not finite", g);
       goto done;
+    } else if (type[g] != TSR_SHAPE_PLANE &&
+               !(params[4 * g] > 0 && (type[g] != TSR_SHAPE_BOX || (params[4 * g + 1] > 0 && params[4 * g + 2] > 0)))) {
+      // (the model's loader makes every radius and box edge positive)
+      rc = tsr_run_file_invalid(err, errlen, path, "/model/shape_params", "shape %ld: a size not positive", g);
+      goto done;
     } else if (!finite_n(p, 7) || !unit_n(p + 3, 4)) {
       rc = tsr_run_file_invalid(err, errlen, path, "/model/shape_pose",
                                 "shape %ld: not finite, or its quaternion (columns 3..6) not unit", g);

@@ -423,9 +423,11 @@ int tsr_vtk_write_bodies(const TsrVtkScene *s, const double *plane_points, const
     return -1;
   }
   if (piece_begin(w, &p)) return -1;
-  memcpy(p.cd[0].dst, s->tri_body, nt * 4);
-  memcpy(p.conn.dst, s->conn, 3 * nt * 4);
-  memcpy(p.offs.dst, s->offsets, nt * 4);
+  if (nt) {  // (no triangles: shapes of size 0 in a damaged file; memcpy of NULL is undefined)
+    memcpy(p.cd[0].dst, s->tri_body, nt * 4);
+    memcpy(p.conn.dst, s->conn, 3 * nt * 4);
+    memcpy(p.offs.dst, s->offsets, nt * 4);
+  }
   for (size_t t = 0; t < nt; t++) {
     int b = s->tri_body[t];
     const double *v = &f->velocity[6 * b];
