@@ -282,6 +282,45 @@ static double memory_available(const TsrWorld *w) {
   return kb > 0.0 ? 1024.0 * kb : -1.0;
 }
 
+// The dense blocks of the Schur complement solvers (solvers/schur.c), bytes:
+// subsystem i, with n_i rows and nu_i interface rows coupled to it, holds its
+// Schur block Sblk (nu_i x nu_i) and K = G_F^T (n_i x nu_i), and S_Gamma
+// gathers the blocks (as many entries again). A pile whose contacts all cross
+// subsystems (large_rock_pile with a contact margin of 10 m: every rock
+// touches every other) went past 24 GB this way, where A itself needed 9 GiB,
+// and the kernel killed the run (found by fuzzing). *sub, *nu: the largest
+// block's subsystem and size. 0 for the other solvers, or without memory.
+static double schur_bytes(const TsrWorld *w, int *sub, int *nu) {
+  const TsrPartition *p = &w->partition;
+  const TsrSolverType t = w->model->settings.solver.type;
+  *sub = -1, *nu = 0;
+  if ((t != TSR_SOLVER_SCHUR_BPP && t != TSR_SOLVER_SCHUR_PGS_SM) || p->n_rows != w->rows.count || p->n_subsystems < 2)
+    return 0.0;
+  const int N = p->n_subsystems;
+  double *cnt = calloc(2 * (size_t)N, sizeof *cnt);  // rows, then coupled interface rows, per subsystem
+  if (!cnt) return 0.0;
+  for (int r = 0; r < p->n_rows; r++) {
+    const int i = p->row_subsystem[r];
+    if (i >= 0) {
+      cnt[i] += 1.0;
+      continue;
+    }
+    int seen = -1;
+    for (int s = 0; s < 2; s++) {
+      const int k = w->rows.rows[r].body[s];
+      const int j = k >= 0 && k < p->n_bodies ? p->body_subsystem[k] : -1;
+      if (j >= 0 && j < N && j != seen) cnt[N + j] += 1.0, seen = j;
+    }
+  }
+  double bytes = 0.0;
+  for (int i = 0; i < N; i++) {
+    bytes += 8.0 * cnt[N + i] * (2.0 * cnt[N + i] + cnt[i]);
+    if (cnt[N + i] > *nu) *nu = (int)cnt[N + i], *sub = i;
+  }
+  free(cnt);
+  return bytes;
+}
+
 static int check_coupling(TsrWorld *w) {
   const TsrBodies *b = &w->bodies;
   const int m = w->rows.count, n = b->n;
@@ -297,7 +336,9 @@ static int check_coupling(TsrWorld *w) {
     entries += (double)w->body_rows[k] * w->body_rows[k];
     if (kmax < 0 || w->body_rows[k] > w->body_rows[kmax]) kmax = k;
   }
-  const double bytes = TSR_BYTES_PER_ENTRY * entries, gib = 1024.0 * 1024.0 * 1024.0;
+  int sub, nu;
+  const double schur = schur_bytes(w, &sub, &nu);
+  const double bytes = TSR_BYTES_PER_ENTRY * entries + schur, gib = 1024.0 * 1024.0 * 1024.0;
   const char *name = kmax >= 0 ? w->model->bodies[kmax].name : "";
   const int dmax = kmax >= 0 ? w->body_rows[kmax] : 0;
   // what the last steps' A and factors hold already counts as available:
@@ -306,6 +347,14 @@ static int check_coupling(TsrWorld *w) {
   if (bytes - held > 64.0 * 1024 * 1024 || w->memory_limit > 0.0) {
     double avail = memory_available(w);  // <= 0: not known (no /proc/meminfo)
     if (avail > 0.0 && !(w->memory_limit > 0.0)) avail += held;
+    if (avail > 0.0 && bytes > avail && schur > 0.5 * bytes) {
+      snprintf(w->error, sizeof w->error,
+               "the substructured solve of this step needs about %.3g GiB (%d rows; %d of them interface rows; "
+               "subsystem %d's Schur block alone is %d x %d, dense), more than the %.3g GiB available: a partition "
+               "with fewer rows between subsystems (see --partition), or the direct solver",
+               bytes / gib, m, w->partition.n_interface_rows, sub, nu, nu, avail / gib);
+      return -1;
+    }
     if (avail > 0.0 && bytes > avail) {
       snprintf(w->error, sizeof w->error,
                "the MLCP of this step needs about %.3g GiB (%d rows, %.3g entries of A; body '%s' alone touches %d "

@@ -901,6 +901,34 @@ with tempfile.TemporaryDirectory() as tmp:
                                      for r in rows),
           "compare: a solver failing at its first step shows '-', not 0.000 (%r)" % p.stdout[-400:])
 
+# The Schur complement solvers' dense blocks count too. 60 spheres within a
+# 10 m contact margin of one another (every pair a contact), 8 bodies a
+# subsystem: 4,704 of the 5,310 rows cross subsystems, and each subsystem's
+# Schur block is about 1,250 x 1,250, dense (schur-bpp's peak 290 MB against
+# 70 MB with one subsystem). Such a pile (large_rock_pile with a 10 m
+# margin) grew past 24 GB, where A alone needed 9 GiB, and the kernel killed
+# the run. Under a 200 MB limit schur-bpp stops at once and says why;
+# direct-bpp, which needs A alone, runs.
+BLOB = ["format: tessera-model/1", "name: blob", "settings:", "  solver: {type: schur-bpp}",
+        "  partitioning: {method: mindp, max_bodies: 8}", "  contact: {margin: 10}",
+        "materials: [{name: m, friction: 0.5}]", "bodies:"]
+BLOB += ["  - {name: s%d, mass: 1, shape: {type: sphere, radius: 0.1}, position: [%.1f, %.1f, %.1f]}"
+         % (i, 0.3 * (i // 20), 0.3 * (i // 5 % 4), 0.3 * (i % 5)) for i in range(60)]
+with tempfile.TemporaryDirectory() as tmp:
+    model = os.path.join(tmp, "blob.yaml")
+    with open(model, "w") as fh:
+        fh.write("\n".join(BLOB) + "\n")
+    h5 = os.path.join(tmp, "blob.h5")
+    env = dict(os.environ, TSR_MEMORY_LIMIT="200000000")
+    p = subprocess.run([TESSERA, "run", model, "-o", h5, "-q", "--steps", "2"], capture_output=True, text=True,
+                       timeout=120, env=env)
+    check(p.returncode == 1 and "substructured solve" in p.stderr and "Schur block" in p.stderr,
+          "schur-bpp past TSR_MEMORY_LIMIT through its Schur blocks: exit 1, said (%d: %s)"
+          % (p.returncode, p.stderr.strip()[:200]))
+    p = subprocess.run([TESSERA, "run", model, "-o", h5, "-q", "--steps", "2", "--solver", "direct-bpp",
+                        "--overwrite"], capture_output=True, text=True, timeout=120, env=env)
+    check(p.returncode == 0, "direct-bpp under the same limit runs (%d: %s)" % (p.returncode, p.stderr.strip()[:200]))
+
 # Many bodies in one place (a `count` without a `stride`): every pair of
 # their boxes overlaps, and ODE's sweep and prune built all n^2 / 2 pairs
 # (100,000 spheres: SIGSEGV in check and run; 10,000: 15 GB and 49 s of
