@@ -3,6 +3,7 @@
 #include "util/clock.h"
 #include "util/env.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen) {
   w->f_vel = calloc(6 * (size_t)n + 1, sizeof(double));
   w->f_body_sub = calloc((size_t)n + 1, sizeof(int32_t));
   w->body_rows = calloc((size_t)n + 1, sizeof(int));
+  w->sub_rows = calloc(2 * (size_t)n + 2, sizeof(double));
   // check_coupling's thresholds and the struck bodies' passes, read once.
   double dense_rows, memory_limit, passes, first;
   if (tsr_env_number("TSR_DENSE_ROWS", TSR_DENSE_ROWS, 1, 1e9, 1, &dense_rows, err, errlen) ||
@@ -64,7 +66,8 @@ int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen) {
     snprintf(err, (size_t)errlen, "out of memory");
     return -1;
   }
-  if (!w->v_free || !w->v_new || !w->geo || !w->f_pos || !w->f_ori || !w->f_vel || !w->f_body_sub || !w->body_rows) {
+  if (!w->v_free || !w->v_new || !w->geo || !w->f_pos || !w->f_ori || !w->f_vel || !w->f_body_sub || !w->body_rows ||
+      !w->sub_rows) {
     snprintf(err, (size_t)errlen, "out of memory");
     return -1;
   }
@@ -91,6 +94,7 @@ void tsr_world_free(TsrWorld *w) {
   free(w->keep_lambda);
   free(w->keep_set);
   free(w->body_rows);
+  free(w->sub_rows);
   free(w->f_pos);
   free(w->f_ori);
   free(w->f_vel);
@@ -289,16 +293,17 @@ static double memory_available(const TsrWorld *w) {
 // subsystems (large_rock_pile with a contact margin of 10 m: every rock
 // touches every other) went past 24 GB this way, where A itself needed 9 GiB,
 // and the kernel killed the run (found by fuzzing). *sub, *nu: the largest
-// block's subsystem and size. 0 for the other solvers, or without memory.
+// block's subsystem and size. 0 for the other solvers.
 static double schur_bytes(const TsrWorld *w, int *sub, int *nu) {
   const TsrPartition *p = &w->partition;
   const TsrSolverType t = w->model->settings.solver.type;
   *sub = -1, *nu = 0;
-  if ((t != TSR_SOLVER_SCHUR_BPP && t != TSR_SOLVER_SCHUR_PGS_SM) || p->n_rows != w->rows.count || p->n_subsystems < 2)
+  if ((t != TSR_SOLVER_SCHUR_BPP && t != TSR_SOLVER_SCHUR_PGS_SM) || p->n_rows != w->rows.count ||
+      p->n_subsystems < 2 || p->n_subsystems > w->bodies.n)
     return 0.0;
   const int N = p->n_subsystems;
-  double *cnt = calloc(2 * (size_t)N, sizeof *cnt);  // rows, then coupled interface rows, per subsystem
-  if (!cnt) return 0.0;
+  double *cnt = w->sub_rows;  // rows, then coupled interface rows, per subsystem
+  memset(cnt, 0, 2 * (size_t)N * sizeof *cnt);
   for (int r = 0; r < p->n_rows; r++) {
     const int i = p->row_subsystem[r];
     if (i >= 0) {
@@ -317,7 +322,6 @@ static double schur_bytes(const TsrWorld *w, int *sub, int *nu) {
     bytes += 8.0 * cnt[N + i] * (2.0 * cnt[N + i] + cnt[i]);
     if (cnt[N + i] > *nu) *nu = (int)cnt[N + i], *sub = i;
   }
-  free(cnt);
   return bytes;
 }
 
@@ -342,8 +346,10 @@ static int check_coupling(TsrWorld *w) {
   const char *name = kmax >= 0 ? w->model->bodies[kmax].name : "";
   const int dmax = kmax >= 0 ? w->body_rows[kmax] : 0;
   // what the last steps' A and factors hold already counts as available:
-  // the arrays are kept and reused
-  const double held = TSR_BYTES_PER_ENTRY * w->mlcp.cap_nnz;
+  // the arrays are kept and reused (the Schur solvers' blocks too: counted
+  // again against MemAvailable, which no longer has them, a pile using half
+  // the memory in its blocks would be refused at its second step)
+  const double held = TSR_BYTES_PER_ENTRY * w->mlcp.cap_nnz + w->schur_held;
   if (bytes - held > 64.0 * 1024 * 1024 || w->memory_limit > 0.0) {
     double avail = memory_available(w);  // <= 0: not known (no /proc/meminfo)
     if (avail > 0.0 && !(w->memory_limit > 0.0)) avail += held;
@@ -363,6 +369,7 @@ static int check_coupling(TsrWorld *w) {
       return -1;
     }
   }
+  w->schur_held = fmax(w->schur_held, schur);  // the solver grows its blocks to this, and keeps them
   if (!w->dense_warned && dmax > w->dense_rows) {
     snprintf(w->notice, sizeof w->notice,
              "body '%s' touches %d constraint rows, and every two of them are coupled in A: a dense %d x %d block, "

@@ -56,8 +56,10 @@ typedef struct TsrWorld {
   // step that wrote it): world.c check_coupling.
   char error[320], notice[320];
   int notice_new, dense_warned;
-  int *body_rows;  // [n] scratch of check_coupling
-  int dense_rows;  // its thresholds: TSR_DENSE_ROWS, TSR_MEMORY_LIMIT (bytes; -1: the machine's)
+  int *body_rows;     // [n] scratch of check_coupling
+  double *sub_rows;   // [2 n] scratch of check_coupling (schur_bytes: rows, coupled interface rows)
+  double schur_held;  // the largest Schur-block estimate of the steps solved: what the solver keeps
+  int dense_rows;     // its thresholds: TSR_DENSE_ROWS, TSR_MEMORY_LIMIT (bytes; -1: the machine's)
   double memory_limit;
   // Called (when set) with the assembled MLCP and the warm start, just before
   // the solver runs: benchmarks replay the same problem to other solvers
