@@ -16,6 +16,7 @@
 #include "cli/options.h"
 #include "io/vtk.h"
 #include "util/clock.h"
+#include "util/decimal.h"
 
 static const char usage[] =
     "usage: tessera export-vtk RUN.h5 -o DIR [--every N] [--from T0] [--to T1] [--threads N]\n"
@@ -39,10 +40,8 @@ static const char usage[] =
     "  -q, --quiet    no progress and no summary line\n";
 
 static int parse_time(const char *opt, const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end || isnan(v)) {
+  double v;
+  if (!tsr_parse_decimal(s, &v) || !isfinite(v)) {
     tsr_cli_error("export-vtk: %s expects a time in seconds, got '%s'", opt, s);
     return -1;
   }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "util/decimal.h"
 
 // OpenBLAS's own thread pool must stay at one thread: Tessera's parallelism is
 // OpenMP over subsystems (ARCHITECTURE.md "Threads"); linalg/chol.c stops it.
@@ -37,9 +38,8 @@ int tsr_cli_parse_long(const char *cmd, const char *opt, const char *s, long min
 }
 
 int tsr_cli_parse_seconds(const char *cmd, const char *opt, const char *s, double *out) {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || *end || !isfinite(v) || v < 0) {
+  double v;
+  if (!tsr_parse_decimal(s, &v) || !isfinite(v) || v < 0) {
     tsr_cli_error("%s: %s expects a non-negative number of seconds, got '%s'", cmd, opt, s);
     return -1;
   }

@@ -7,6 +7,7 @@
 // the override text. The tree also catches what libyaml lets through:
 // duplicate keys, non-scalar keys, several documents, runaway aliases.
 #include "model/model_internal.h"
+#include "util/decimal.h"
 #include "util/fnv.h"
 
 #include <errno.h>
@@ -430,22 +431,7 @@ static int parse_number(const char *s, double *out) {
     *out = (double)v;
     return 1;
   }
-  int digits = 0;
-  while (*p >= '0' && *p <= '9') p++, digits++;
-  if (*p == '.') {
-    p++;
-    while (*p >= '0' && *p <= '9') p++, digits++;
-  }
-  if (!digits) return 0;
-  if (*p == 'e' || *p == 'E') {
-    p++;
-    if (*p == '+' || *p == '-') p++;
-    if (!(*p >= '0' && *p <= '9')) return 0;
-    while (*p >= '0' && *p <= '9') p++;
-  }
-  if (*p) return 0;
-  *out = strtod(s, NULL);  // may overflow to inf: caught as non-finite later
-  return 1;
+  return tsr_parse_decimal(s, out);  // may overflow to inf: caught as non-finite later
 }
 
 TsrYScalarType tsr_ytree_scalar_type(const TsrYNode *n, double *number, int *boolean) {

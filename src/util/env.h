@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/decimal.h"
+
 static inline int tsr_env_flag(const char *name) {
   const char *e = getenv(name);
   return e && *e && strcmp(e, "0");
@@ -26,10 +28,18 @@ static inline int tsr_env_number(const char *name, double dflt, double lo, doubl
   const char *e = getenv(name);
   *out = dflt;
   if (!e || !*e) return 0;
-  char *end = NULL;
-  double v = strtod(e, &end);
-  while (end && (*end == ' ' || *end == '\t')) end++;
-  if (end == e || *end || !isfinite(v) || v < lo || v > hi || (integer && v != floor(v))) {
+  // A copy without the blanks around it (a shell script's TSR_X=" 2e8 ").
+  char buf[64];
+  while (*e == ' ' || *e == '\t') e++;
+  size_t len = strlen(e);
+  while (len > 0 && (e[len - 1] == ' ' || e[len - 1] == '\t')) len--;
+  double v = NAN;
+  if (len < sizeof buf) {
+    memcpy(buf, e, len);
+    buf[len] = '\0';
+    if (!tsr_parse_decimal(buf, &v)) v = NAN;
+  }
+  if (!isfinite(v) || v < lo || v > hi || (integer && v != floor(v))) {
     snprintf(err, (size_t)errlen, "%s='%.40s': not %s from %.17g to %.17g", name, e,
              integer ? "a whole number" : "a number", lo, hi);
     return -1;

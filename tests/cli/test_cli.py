@@ -451,6 +451,17 @@ joints:
         rc, _, err = run("run", pend, "-o", huge, *args)
         check(rc == 2 and "gives no step" in err and not os.path.exists(huge),
               "%s: exit 2, no step named, no file (%s)" % (" ".join(args), err.strip().splitlines()[0] if err else ""))
+    # Numbers written as a user writes them, nothing else: strtod read
+    # "--duration 0x10" as 16 s (a hex float) and "--progress inf" as never.
+    for args in (["--duration", "0x10"], ["--duration", "0x1p3"], ["--duration", "inf"], ["--duration", "nan"],
+                 ["--progress", "infinity"], ["--duration", " 1"], ["--duration", "1e"]):
+        rc, _, err = run("run", pend, "-o", huge, *args)
+        check(rc == 2 and ("'%s'" % args[1]) in err and not os.path.exists(huge),
+              "%s '%s': exit 2, the value quoted, no file (%s)" % (args[0], args[1], err.strip()[:120]))
+    rc, _, err = run("run", pend, "-o", huge, "--duration", ".05", "--quiet")
+    check(rc == 0 and os.path.exists(huge), "--duration .05 (a plain decimal) runs (%s)" % err.strip()[:120])
+    if os.path.exists(huge):
+        os.remove(huge)
     # And more threads than TSR_MAX_THREADS (libgomp crashed at 99999).
     for args in (["--threads", "99999"], ["--set", "settings.solver.threads=5000"]):
         rc, _, err = run("run", pend, "-o", huge, "--solver", "schur-bpp", *args)
@@ -860,7 +871,8 @@ with tempfile.TemporaryDirectory() as tmp:
     # body, or struck bodies silently off), and the file is not replaced.
     for var, val in (("TSR_DENSE_ROWS", "x"), ("TSR_DENSE_ROWS", "0"), ("TSR_MEMORY_LIMIT", "abc"),
                      ("TSR_RECOLLIDE", "one"), ("TSR_RECOLLIDE", "5"), ("TSR_RECOLLIDE", "1.5"),
-                     ("TSR_FIRST_FRICTION", "2"), ("TSR_FIRST_FRICTION", "off")):
+                     ("TSR_FIRST_FRICTION", "2"), ("TSR_FIRST_FRICTION", "off"), ("TSR_MEMORY_LIMIT", "0x100000"),
+                     ("TSR_MEMORY_LIMIT", "inf"), ("TSR_DENSE_ROWS", "1e")):
         before = os.path.getmtime(h5)
         rc, err = run_env({var: val}, "run", model, "-o", h5, "--quiet", "--overwrite")
         check(rc == 2 and ("%s='%s'" % (var, val)) in err and os.path.getmtime(h5) == before,

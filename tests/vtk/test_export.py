@@ -117,6 +117,11 @@ want = [times[i] for i in range(T) if i % 2 == 0 and 0.05 <= times[i] <= 0.155]
 got = read_pvd(os.path.join(sel_out, name + ".pvd"))
 check(np.array_equal([t for t, _ in got], want), f"--every 2 --from 0.05 --to 0.155: {got} vs {want}")
 check(all(os.path.isfile(f) for _, f in got), "selected pieces exist")
+# Times are plain decimals: "0x1p-4" (strtod's hex float, 0.0625) and "inf" are refused.
+for opt, val in (("--from", "0x1p-4"), ("--to", "inf"), ("--to", "nan")):
+    p = tessera("export-vtk", run, "-o", os.path.join(tmp, "hex"), opt, val, "--quiet")
+    check(p.returncode == 2 and f"'{val}'" in p.stderr and not os.path.exists(os.path.join(tmp, "hex")),
+          f"{opt} {val}: exit 2, said, nothing written ({p.returncode}: {p.stderr.strip()[:120]!r})")
 
 # Exported again into the same folder with fewer frames: the earlier
 # export's pieces the new .pvd does not name are gone, other files stay.
