@@ -690,13 +690,27 @@ static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSub
 // with the same partition: the blocks' interface rows, hence the pattern, do
 // not change between coupling iterations). Each entry is summed in the same
 // order as there, without the marks, the sort and the closing up, which were
-// most of an assembly of log_tower's large interfaces.
+// most of an assembly of log_tower's large interfaces. Only the columns that
+// some block formed anew in this coupling iteration holds (blk_new) are
+// summed again, into iface and, where the last assembly kept one, the dense
+// array: the others' sums have not changed, so every entry is the one a whole
+// assembly would give, bit for bit. On log_tower's collapse, a coupling
+// iteration after the first re-forms the blocks of 4.2 of its 10.8
+// subsystems on average, and this sum was 13% of schur-bpp's time (1
+// thread); but a block spans many columns, and 75% of the columns are still
+// summed, so the gain is small: 47.6 -> 46.7 ms a step (2 threads, means of
+// 3 whole runs each, within this machine's noise). TSR_SCHUR_NO_PARTIAL_SUMS=1
+// sums every column (tests compare the two).
 static void interface_values(const TsrMlcp *p, TsrSubstructure *ss) {
   int ng = ss->ng, nthr = iface_threads(ss);  // as in that assembly: its scratch has room
   TsrMlcp *S = &ss->iface;
+  double *dense = S->dense ? ss->dense : NULL;  // iface.dense is ss->dense, read-only there
   size_t cc = (size_t)ss->cap_col;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nthr) if (nthr > 1)
   for (int g = 0; g < ng; g++) {
+    int fresh = ss->whole_sums;
+    for (int q = ss->ip[g]; q < ss->ip[g + 1] && !fresh; q++) fresh = ss->sub[ss->ii[q]].blk_new;
+    if (!fresh) continue;
     double *spa = ss->spa + (size_t)omp_get_thread_num() * cc;
     for (int k = S->Ap[g]; k < S->Ap[g + 1]; k++) spa[S->Ai[k]] = 0.0;
     int j = ss->gamma[g];
@@ -708,6 +722,8 @@ static void interface_values(const TsrMlcp *p, TsrSubstructure *ss) {
       for (int a = 0; a < u->ng; a++) spa[u->gam[a]] -= col[a];
     }
     for (int k = S->Ap[g]; k < S->Ap[g + 1]; k++) S->Ax[k] = spa[S->Ai[k]];
+    if (dense)
+      for (int k = S->Ap[g]; k < S->Ap[g + 1]; k++) dense[(size_t)g * (size_t)ng + (size_t)S->Ai[k]] = S->Ax[k];
   }
 }
 
@@ -723,25 +739,23 @@ static void interface_values(const TsrMlcp *p, TsrSubstructure *ss) {
 // filling the array cost what it saved.
 #define DENSE_IFACE_MAX 1024
 
-// ss->dense from ss->iface, and iface.dense set to it or, for a sparse or
-// large interface, NULL. Zeroed first unless it already holds zeros outside
-// iface's pattern (values-only assemblies keep the pattern).
+// ss->dense from ss->iface after a whole assembly, and iface.dense set to it
+// or, for a sparse or large interface, NULL. The values-only assemblies of
+// later coupling iterations (interface_values) keep the pattern, hence the
+// zeros outside it, and write their columns into it themselves.
 static void iface_dense(TsrSubstructure *ss) {
   TsrMlcp *S = &ss->iface;
   int n = S->m;
   double nnz = n > 0 ? (double)S->Ap[n] : 0.0;
   S->dense = NULL;
   if (n == 0 || n > DENSE_IFACE_MAX || 4.0 * nnz < (double)n * (double)n ||
-      tsr_grow_size((void **)&ss->dense, &ss->cap_dense, (size_t)n * (size_t)n, sizeof *ss->dense)) {
-    ss->dense_zeros = 0;
+      tsr_grow_size((void **)&ss->dense, &ss->cap_dense, (size_t)n * (size_t)n, sizeof *ss->dense))
     return;
-  }
-  if (!ss->dense_zeros) memset(ss->dense, 0, (size_t)n * (size_t)n * sizeof *ss->dense);
+  memset(ss->dense, 0, (size_t)n * (size_t)n * sizeof *ss->dense);
   for (int g = 0; g < n; g++) {
     double *col = ss->dense + (size_t)g * (size_t)n;
     for (int k = S->Ap[g]; k < S->Ap[g + 1]; k++) col[S->Ai[k]] = S->Ax[k];
   }
-  ss->dense_zeros = 1;
   S->dense = ss->dense;
 }
 
@@ -750,7 +764,7 @@ static void iface_dense(TsrSubstructure *ss) {
 int tsr_substructure_interface(const TsrMlcp *p, int with_schur, TsrSubstructure *ss) {
   int ng = ss->ng, nt = 0;
   if (with_schur && ss->iface_pattern) {
-    interface_values(p, ss);
+    interface_values(p, ss);  // iface.dense as the last assembly left it, updated
   } else {
     for (int g = 0; g < ng; g++) {
       int j = ss->gamma[g];
@@ -759,9 +773,8 @@ int tsr_substructure_interface(const TsrMlcp *p, int with_schur, TsrSubstructure
     for (int i = 0; with_schur && i < ss->n_sub; i++) nt += ss->sub[i].ng * ss->sub[i].ng;
     if (interface_by_columns(p, with_schur, nt, ss)) return -1;
     ss->iface_pattern = with_schur;
-    ss->dense_zeros = 0;
+    iface_dense(ss);
   }
-  iface_dense(ss);
   // b_Gamma (+ the z_Gamma terms of Eq. 25), bounds.
   TsrMlcp *S = &ss->iface;
   for (int g = 0; g < ng; g++) {
@@ -788,6 +801,7 @@ TsrSchur *tsr_schur_create(int iface_solver) {
   s->sticky = !tsr_env_flag("TSR_SCHUR_NO_STICKY");
   s->defer = !tsr_env_flag("TSR_SCHUR_NO_DEFER");
   s->refine = !tsr_env_flag("TSR_SCHUR_NO_REFINE");
+  s->ss.whole_sums = tsr_env_flag("TSR_SCHUR_NO_PARTIAL_SUMS");
   tsr_mlcp_init(&s->ss.iface);
   s->ss.ibpp = tsr_bpp_create();
   if (s->ss.ibpp) tsr_bpp_enable_reuse(s->ss.ibpp, 1);  // refine_interface reuses its last factor
@@ -1105,7 +1119,9 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
       // a subsystem whose set has not changed since they were formed keeps
       // them. Seed 000 §8 names recomputing every block at every coupling
       // iteration as what limits the speedup when a few sets keep changing.
+      u->blk_new = 0;
       if (u->blk_ok && !memcmp(u->set, u->blk_set, (size_t)u->n)) continue;
+      u->blk_new = 1;
       int rc = sub_schur(u, 1e-10 * amax, 0);
       fail |= rc < 0;
       u->blk_ok = rc >= 0;

@@ -63,6 +63,7 @@ typedef struct {
   int8_t *set, *prev_set;  // index sets I_i^k, I_i^(k-1)
   int8_t *blk_set;         // the set Sblk / zblk were formed for (valid when blk_ok)
   int blk_ok;
+  int blk_new;         // Sblk was formed anew in this coupling iteration (S_Gamma's columns it touches change)
   TsrBpp *bpp;         // SUBSYSTEMSOLVE; its chol also gives A_FF,i for S (§5.2)
   TsrBppRetry *retry;  // its restarts when BPP runs out of pivots (bpp_retry.h)
   TsrSolveStats st;
@@ -97,11 +98,11 @@ typedef struct {
   double *spa;
   int cap_inv, cap_col, cap_spa_threads;
   int iface_pattern;  // iface holds S_Gamma's pattern for this partition (tsr_substructure_interface)
+  int whole_sums;     // TSR_SCHUR_NO_PARTIAL_SUMS=1: every column of S_Gamma summed at every coupling iteration
   // iface as a dense array too when it is dense (iface.dense; schur.c
-  // iface_dense); dense_zeros: it holds zeros outside iface's pattern.
+  // iface_dense)
   double *dense;
   size_t cap_dense;
-  int dense_zeros;
   TsrBpp *ibpp;
   TsrBppRetry *iretry;
   TsrPgsSm *ipgs;

@@ -14,7 +14,9 @@
 //   * mixed problems (some subsystems all bilateral, the others bounded):
 //     schur-bpp, which solves the bilateral subsystems once after its
 //     coupling loop, gives the answer, coupling iterations and convergence of
-//     the same solver solving them at every iteration (TSR_SCHUR_NO_DEFER).
+//     the same solver solving them at every iteration (TSR_SCHUR_NO_DEFER);
+//   * bounded problems: schur-bpp with S_Gamma's columns summed again only
+//     where a block changed, and with all of them: identical bit for bit.
 // These unilateral / box rows stand in for contact (normal and friction rows)
 // until contacts land in the simulator (src/contact): the "with contact"
 // comparison is made here at the MLCP level.
@@ -128,10 +130,42 @@ static int same_with_deferral(const TsrMlcp *p, const TsrPartition *part) {
   return ok;
 }
 
+// schur-bpp summing only the columns of S_Gamma whose blocks changed
+// (schur.c interface_values) and summing every column
+// (TSR_SCHUR_NO_PARTIAL_SUMS): each entry is the same sum in the same order
+// either way, so the impulses, index sets and coupling iterations must be
+// identical, bit for bit. Returns 1 when the solve took more than one
+// coupling iteration over several subsystems (the partial sums then ran).
+static int same_with_partial_sums(const TsrMlcp *p, const TsrPartition *part) {
+  int m = p->m;
+  double *lam[2];
+  TsrSolveStats st[2];
+  for (int a = 0; a < 2; a++) {
+    if (a == 1)
+      setenv("TSR_SCHUR_NO_PARTIAL_SUMS", "1", 1);
+    else
+      unsetenv("TSR_SCHUR_NO_PARTIAL_SUMS");
+    lam[a] = calloc((size_t)m + 1, sizeof *lam[a]);
+    ENSURE(solve_cold(TSR_SOLVER_SCHUR_BPP, p, part, lam[a], &st[a]) >= 0);
+  }
+  unsetenv("TSR_SCHUR_NO_PARTIAL_SUMS");
+  ENSURE_MSG(st[0].converged == st[1].converged && st[0].coupling_iterations == st[1].coupling_iterations &&
+                 st[0].iterations == st[1].iterations,
+             "partial sums: converged %d k %d pivots %d; whole: converged %d k %d pivots %d", st[0].converged,
+             st[0].coupling_iterations, st[0].iterations, st[1].converged, st[1].coupling_iterations, st[1].iterations);
+  ENSURE_MSG(!memcmp(lam[0], lam[1], (size_t)m * sizeof *lam[0]), "partial sums vs whole: impulses differ by %.3e",
+             rel_err(lam[0], lam[1], m));
+  int ran = st[0].coupling_iterations > 1 && part->n_subsystems > 2;
+  free(lam[0]), free(lam[1]);
+  return ran;
+}
+
 // mode: 0 random bounds, 1 bilateral, 2 mixed (every row of about half the
 // subsystems bilateral). Returns, for mixed problems, 1 when schur-bpp
 // converged with and without deferral on a problem with both kinds of
 // subsystem.
+static int partial_compared;  // bounded problems on which same_with_partial_sums ran its partial sums
+
 static int random_case(Rng *r, int mode, Tally *tally) {
   int bilateral = mode == 1;
   int n = 4 + rng_int(r, 60), nf = rng_int(r, 2);
@@ -192,6 +226,7 @@ static int random_case(Rng *r, int mode, Tally *tally) {
                                  TSR_SOLVER_PGS_SM};
   for (int a = 0; a < 4; a++) run_solver(types[a], &p, &part, ls, bilateral, &tally[a]);
   int both = mode == 2 && kinds == 3 && same_with_deferral(&p, &part);
+  if (mode == 0) partial_compared += same_with_partial_sums(&p, &part);
   tsr_partition_free(&part);
   fake_model_free(&mod);
   free(ls), free(ss);
@@ -229,6 +264,11 @@ static void test_bounded(void) {
   ENSURE(t[1].converged >= 0.75 * t[1].tried);
   ENSURE(t[2].converged >= 0.75 * t[2].tried);
   ENSURE(t[3].converged >= 0.95 * t[3].tried);
+  fprintf(stderr,
+          "  bounded: %d problems of several coupling iterations and subsystems, partial and whole sums of "
+          "S_Gamma identical\n",
+          partial_compared);
+  ENSURE(partial_compared >= 40);
 }
 
 static void test_mixed(void) {
