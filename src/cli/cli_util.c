@@ -304,7 +304,7 @@ static void initial_rows(const TsrModel *m, TsrRowSet *rows, int *first) {
   memset(&b, 0, sizeof b), memset(&js, 0, sizeof js);
   if (!tsr_bodies_init(&b, m) && !tsr_joints_init(&js, m, &b)) {
     tsr_bodies_update_inertia(&b);
-    tsr_joints_build_rows(&js, m, &b, NULL, m->settings.step, rows);
+    if (tsr_joints_build_rows(&js, m, &b, NULL, m->settings.step, rows)) rows->count = 0;  // out of memory: unknown
   }
   tsr_joints_free(&js);
   tsr_bodies_free(&b);

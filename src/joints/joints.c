@@ -128,8 +128,11 @@ static double dot6(TsrVec3 l, TsrVec3 a, const TsrSide *s) { return tsr_v3_dot(l
 
 void tsr_joint_row(TsrJointCtx *c, int8_t type, TsrVec3 lin0, TsrVec3 ang0, TsrVec3 lin1, TsrVec3 ang1, double g,
                    double eps, double lo, double hi, int unilateral) {
-  TsrRow *r = tsr_rowset_push(c->rows);
-  if (!r) return;
+  TsrRow *r = c->failed ? NULL : tsr_rowset_push(c->rows);
+  if (!r) {
+    c->failed = 1;  // tsr_joints_build_rows says so; set_arms must not touch another row
+    return;
+  }
   r->body[0] = c->s[0].body;
   r->body[1] = c->s[1].body;
   double *J0 = r->J[0], *J1 = r->J[1];
@@ -146,6 +149,7 @@ void tsr_joint_row(TsrJointCtx *c, int8_t type, TsrVec3 lin0, TsrVec3 ang0, TsrV
 }
 
 void tsr_joint_set_arms(TsrJointCtx *c, TsrVec3 a0, TsrVec3 a1) {
+  if (c->failed) return;
   TsrRow *r = &c->rows->rows[c->rows->count - 1];
   r->arm[0][0] = a0.x, r->arm[0][1] = a0.y, r->arm[0][2] = a0.z;
   r->arm[1][0] = a1.x, r->arm[1][1] = a1.y, r->arm[1][2] = a1.z;
@@ -238,6 +242,7 @@ static void make_ctx(TsrJointCtx *c, const TsrJoints *js, const TsrModel *m, con
   c->h = h;
   c->source = j;
   c->rows = rows;
+  c->failed = 0;
   for (int k = 0; k < 2; k++) {
     c->s[k] = tsr_joint_side(b, c->f->body[k]);
     c->r[k] = tsr_q_rotate(c->s[k].q, c->f->anchor[k]);
@@ -249,9 +254,10 @@ static void make_ctx(TsrJointCtx *c, const TsrJoints *js, const TsrModel *m, con
   }
 }
 
-void tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodies *b, const double *v_free, double h,
-                           TsrRowSet *rows) {
-  for (int j = 0; j < js->n; j++) {
+int tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodies *b, const double *v_free, double h,
+                          TsrRowSet *rows) {
+  int start = rows->count, failed = 0;
+  for (int j = 0; j < js->n && !failed; j++) {
     TsrJointCtx c;
     make_ctx(&c, js, m, b, v_free, j, h, rows);
     switch (c.f->type) {
@@ -277,7 +283,9 @@ void tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodi
         tsr_joint_distance(&c);
         break;
     }
+    failed = c.failed;
   }
+  return failed || rows->count - start != js->n_rows ? -1 : 0;
 }
 
 void tsr_joints_track(TsrJoints *js, const TsrModel *m, const TsrBodies *b, double h, const TsrRowSet *rows,

@@ -29,7 +29,7 @@ typedef struct {
 typedef struct {
   int n;
   TsrJointFrame *frames;
-  int n_rows;  // the joints' rows, first in every step's row set (fixed for a run)
+  int n_rows;  // the joints' rows, first in every step's row set: rows [0, n_rows) (fixed for a run)
   int motors;  // whether any joint has a motor
 } TsrJoints;
 
@@ -54,8 +54,10 @@ int tsr_joint_rows_rank(const TsrRow *rows, const int *pick, int k, int lo, int 
 // Appends every joint's rows, in model order (OUTPUT.md row order). v_free:
 // the bodies' velocities at the end of the step without constraints (6 a
 // body: v, w; NULL: their velocities now), which picks each limit's side.
-void tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodies *b, const double *v_free, double h,
-                           TsrRowSet *rows);
+// Returns 0 (js->n_rows rows added), or -1 when memory for a row ran out
+// (some rows are then missing).
+int tsr_joints_build_rows(const TsrJoints *js, const TsrModel *m, const TsrBodies *b, const double *v_free, double h,
+                          TsrRowSet *rows);
 
 // After the bodies moved: follows each limited hinge's angle through whole
 // turns (a pose gives the angle only up to turns, and a limit beyond half a

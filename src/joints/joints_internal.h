@@ -30,6 +30,7 @@ typedef struct {
   double h;
   int source;  // joint index
   TsrRowSet *rows;
+  int failed;  // a row could not be added (out of memory)
 } TsrJointCtx;
 
 // Adds a row with velocity lin0.v0 + ang0.w0 + lin1.v1 + ang1.w1, violation g,

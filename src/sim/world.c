@@ -145,8 +145,10 @@ static int constrain(TsrWorld *w) {
   tsr_bodies_update_inertia(b);
   tsr_bodies_free_velocity(b, w->model->settings.gravity, w->h, w->v_free);
   tsr_rowset_clear(&w->rows);
-  tsr_joints_build_rows(&w->joints, w->model, b, w->v_free, w->h, &w->rows);
-  w->n_joint_rows = w->rows.count;
+  if (tsr_joints_build_rows(&w->joints, w->model, b, w->v_free, w->h, &w->rows)) {
+    snprintf(w->error, sizeof w->error, "out of memory (%d joint rows)", w->joints.n_rows);
+    return -1;
+  }
   return tsr_contact_build_rows(&w->contacts, w->model, b, w->v_free, w->h, &w->rows);
 }
 
@@ -202,7 +204,7 @@ void tsr_world_solver_params(const TsrModel *m, TsrSolverType type, TsrSolverPar
 // change rolling (a sphere's rotational inertia grows by 14% on a plane).
 static void geometric_stiffness(TsrWorld *w) {
   TsrBodies *b = &w->bodies;
-  int nj = w->n_joint_rows;
+  int nj = w->joints.n_rows;
   if (!w->model->settings.solver.geometric_stiffness || w->prev_joint_rows != nj) return;
   memset(w->geo, 0, (size_t)b->n * sizeof *w->geo);
   int any = 0;
@@ -402,7 +404,7 @@ static int solve_assembled(TsrWorld *w) {
   w->solve_status = tsr_solver_solve(w->solver, &w->mlcp, &w->partition, w->lambda, w->index_set, &w->solve_stats);
   refresh_friction(w);
   w->stats.solve_seconds += tsr_now_seconds() - ts;
-  int nj = w->n_joint_rows;
+  int nj = w->joints.n_rows;
   if (nj > 0) {
     memcpy(w->prev_lambda, w->lambda, (size_t)nj * sizeof(double));
     memcpy(w->prev_index_set, w->index_set, (size_t)nj);
@@ -460,7 +462,7 @@ static int solve(TsrWorld *w) {
   double t0 = tsr_now_seconds();
   if (assemble(w)) return -1;
   w->assemble_seconds = tsr_now_seconds() - t0;
-  int m = w->rows.count, nj = w->n_joint_rows;
+  int m = w->rows.count, nj = w->joints.n_rows;
   // A model without rows (free bodies) has NULL row arrays: the copies are
   // skipped, as memset / memcpy of NULL is undefined even for 0 bytes.
   if (m > 0) {
@@ -513,7 +515,7 @@ static int recollide(TsrWorld *w) {
     w->stats.collide_seconds += tsr_now_seconds() - t0;
     if (w->contacts.n == n_before) return 0;  // nothing new: the solution stands
     w->resolves++;
-    w->rows.count = w->n_joint_rows;
+    w->rows.count = w->joints.n_rows;
     if (tsr_contact_build_rows(&w->contacts, m, b, w->v_free, w->h, &w->rows) || ensure_rows(w, w->rows.count)) {
       snprintf(w->error, sizeof w->error, "out of memory (%d rows)", w->rows.count);
       return -1;

@@ -24,7 +24,6 @@ typedef struct TsrWorld {
   TsrJoints joints;
   TsrContacts contacts;
   TsrRowSet rows;
-  int n_joint_rows;  // rows [0, n_joint_rows) are joint rows, then 3 per contact
   TsrMlcp mlcp;
   TsrSolver *solver;
   TsrSolverParams solver_params;
