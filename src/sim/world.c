@@ -149,7 +149,11 @@ static int constrain(TsrWorld *w) {
     snprintf(w->error, sizeof w->error, "out of memory (%d joint rows)", w->joints.n_rows);
     return -1;
   }
-  return tsr_contact_build_rows(&w->contacts, w->model, b, w->v_free, w->h, &w->rows);
+  if (tsr_contact_build_rows(&w->contacts, w->model, b, w->v_free, w->h, &w->rows)) {
+    snprintf(w->error, sizeof w->error, "out of memory (%d contacts' rows)", w->contacts.n);
+    return -1;
+  }
+  return 0;
 }
 
 // Stage 3: the substructured solvers get the model's partitioning method,
@@ -544,7 +548,10 @@ int tsr_world_step(TsrWorld *w) {
   int failed = collide(w);
   double t1 = tsr_now_seconds();
   if (!failed) failed = constrain(w);
-  if (!failed && ensure_rows(w, w->rows.count)) failed = -1;
+  if (!failed && ensure_rows(w, w->rows.count)) {
+    snprintf(w->error, sizeof w->error, "out of memory (%d rows)", w->rows.count);
+    failed = -1;
+  }
   double t2 = tsr_now_seconds();
   if (!failed) failed = partition(w) ? -1 : 0;
   double t3 = tsr_now_seconds();
