@@ -101,6 +101,22 @@ static void run_solver(TsrSolverType type, const TsrMlcp *p, const TsrPartition 
   free(lam);
 }
 
+// schur-bpp on p, cold, with the switch var unset and then set to "1":
+// impulses into lam[0] and lam[1] (m + 1 entries each; the caller frees
+// them), statistics into st.
+static void solve_switched(const char *var, const TsrMlcp *p, const TsrPartition *part, double *lam[2],
+                           TsrSolveStats st[2]) {
+  for (int a = 0; a < 2; a++) {
+    if (a == 1)
+      setenv(var, "1", 1);
+    else
+      unsetenv(var);
+    lam[a] = calloc((size_t)p->m + 1, sizeof *lam[a]);
+    ENSURE(solve_cold(TSR_SOLVER_SCHUR_BPP, p, part, lam[a], &st[a]) >= 0);
+  }
+  unsetenv(var);
+}
+
 // schur-bpp with and without deferred linear subsystems on p: the same
 // coupling iterations, convergence and impulses (to rounding: 1e-9 of
 // max(1, |lambda|)). Returns 1 when both converged.
@@ -108,15 +124,7 @@ static int same_with_deferral(const TsrMlcp *p, const TsrPartition *part) {
   int m = p->m, ok = 1;
   double *lam[2];
   TsrSolveStats st[2];
-  for (int a = 0; a < 2; a++) {
-    if (a == 1)
-      setenv("TSR_SCHUR_NO_DEFER", "1", 1);
-    else
-      unsetenv("TSR_SCHUR_NO_DEFER");
-    lam[a] = calloc((size_t)m + 1, sizeof *lam[a]);
-    ENSURE(solve_cold(TSR_SOLVER_SCHUR_BPP, p, part, lam[a], &st[a]) >= 0);
-  }
-  unsetenv("TSR_SCHUR_NO_DEFER");
+  solve_switched("TSR_SCHUR_NO_DEFER", p, part, lam, st);
   ENSURE_MSG(st[0].converged == st[1].converged && st[0].coupling_iterations == st[1].coupling_iterations,
              "deferred: converged %d k %d; not deferred: converged %d k %d", st[0].converged, st[0].coupling_iterations,
              st[1].converged, st[1].coupling_iterations);
@@ -140,15 +148,7 @@ static int same_with_partial_sums(const TsrMlcp *p, const TsrPartition *part) {
   int m = p->m;
   double *lam[2];
   TsrSolveStats st[2];
-  for (int a = 0; a < 2; a++) {
-    if (a == 1)
-      setenv("TSR_SCHUR_NO_PARTIAL_SUMS", "1", 1);
-    else
-      unsetenv("TSR_SCHUR_NO_PARTIAL_SUMS");
-    lam[a] = calloc((size_t)m + 1, sizeof *lam[a]);
-    ENSURE(solve_cold(TSR_SOLVER_SCHUR_BPP, p, part, lam[a], &st[a]) >= 0);
-  }
-  unsetenv("TSR_SCHUR_NO_PARTIAL_SUMS");
+  solve_switched("TSR_SCHUR_NO_PARTIAL_SUMS", p, part, lam, st);
   ENSURE_MSG(st[0].converged == st[1].converged && st[0].coupling_iterations == st[1].coupling_iterations &&
                  st[0].iterations == st[1].iterations,
              "partial sums: converged %d k %d pivots %d; whole: converged %d k %d pivots %d", st[0].converged,
@@ -160,12 +160,12 @@ static int same_with_partial_sums(const TsrMlcp *p, const TsrPartition *part) {
   return ran;
 }
 
+static int partial_compared;  // bounded problems on which same_with_partial_sums ran its partial sums
+
 // mode: 0 random bounds, 1 bilateral, 2 mixed (every row of about half the
 // subsystems bilateral). Returns, for mixed problems, 1 when schur-bpp
 // converged with and without deferral on a problem with both kinds of
 // subsystem.
-static int partial_compared;  // bounded problems on which same_with_partial_sums ran its partial sums
-
 static int random_case(Rng *r, int mode, Tally *tally) {
   int bilateral = mode == 1;
   int n = 4 + rng_int(r, 60), nf = rng_int(r, 2);
