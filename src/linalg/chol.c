@@ -246,22 +246,35 @@ static int build_AFF(const int *F, int nf, double shift, TsrChol *c) {
       tsr_grow((void **)&c->ffx, &c->cap_ffx, cap + 1, sizeof *c->ffx))
     return -1;
   int nz = 0;
+  const int *loc = c->loc, *Ai = c->Ai;
+  const double *Ax = c->Ax;
+  int *ffi = c->ffi;
+  double *ffx = c->ffx;
   for (int col = 0; col < nf; col++) {
-    int j = F[col], diag = 0;
+    int j = F[col], diag = 0, start = nz;
     c->ffp[col] = nz;
+    // Without a branch on whether the row is free: every entry is written,
+    // and the count moves past it only when it is. A third of a pile's rows
+    // are tight, and the branch mispredicted: on chain_drop (direct-bpp, 1
+    // thread, perf) this function's own time went from 13.1% to 9.8% of the
+    // run, which took 9.5 -> 8.8 ms a step (3 runs each, noisy).
     for (int p = c->Ap[j]; p < c->Ap[j + 1]; p++) {
-      int r = c->loc[c->Ai[p]];
-      if (r < 0) continue;
-      if (r > col && !diag && shift != 0.0) {
-        c->ffi[nz] = col, c->ffx[nz++] = shift;
-        diag = 1;
-      }
-      c->ffi[nz] = r;
-      c->ffx[nz] = c->Ax[p] + (r == col ? shift : 0.0);
+      int r = loc[Ai[p]];
+      ffi[nz] = r;
+      ffx[nz] = Ax[p] + (r == col ? shift : 0.0);
       diag |= r == col;
-      nz++;
+      nz += r >= 0;
     }
-    if (!diag && shift != 0.0) c->ffi[nz] = col, c->ffx[nz++] = shift;
+    if (diag || shift == 0.0) continue;
+    // A shift and no stored diagonal: the column again, the shift in place.
+    nz = start;
+    for (int p = c->Ap[j]; p < c->Ap[j + 1]; p++) {
+      int r = loc[Ai[p]];
+      if (r < 0) continue;
+      if (r > col && !diag) ffi[nz] = col, ffx[nz++] = shift, diag = 1;
+      ffi[nz] = r, ffx[nz++] = Ax[p];
+    }
+    if (!diag) ffi[nz] = col, ffx[nz++] = shift;
   }
   c->ffp[nf] = nz;
   return nz;
