@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "linalg/chol.h"
 #include "mlcp/mlcp.h"
 #include "model/model.h"
@@ -34,13 +35,10 @@ static const char mlcp_usage[] =
     "  --iterations N      PGS sweep cap (default 1000)\n"
     "  --solution          print lambda and w, one row per line\n";
 
+// --max-pivots and --iterations: 1 .. TSR_MAX_PIVOTS, as a model's max_pivots.
 static int parse_int(const char *opt, const char *s, int *v) {
-  char *end;
-  long x = strtol(s, &end, 10);
-  if (end == s || *end || x < 1 || x > TSR_MAX_PIVOTS) {
-    tsr_cli_error("mlcp: %s expects a positive integer, got '%s'", opt, s);
-    return -1;
-  }
+  long x;
+  if (tsr_cli_parse_long("mlcp", opt, s, 1, TSR_MAX_PIVOTS, &x)) return -1;
   *v = (int)x;
   return 0;
 }

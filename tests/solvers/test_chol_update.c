@@ -121,6 +121,19 @@ static void test_update_walks(void) {
   walk(240, 4, 1);
 }
 
+// The nonzeros of the dense row-major m x m matrix A as CSC (both
+// triangles). Returns nnz.
+static int dense_to_csc(const double *A, int m, int *Ap, int *Ai, double *Ax) {
+  int z = 0;
+  for (int j = 0; j < m; j++) {
+    Ap[j] = z;
+    for (int i = 0; i < m; i++)
+      if (A[(size_t)i * m + j] != 0.0) Ai[z] = i, Ax[z++] = A[(size_t)i * m + j];
+  }
+  Ap[m] = z;
+  return z;
+}
+
 // A diagonally dominant (SPD) m x m CSC matrix, both triangles: a random
 // pattern with off-diagonal density p (band = 0), or a band of half-width
 // band (p ignored). Returns nnz; A dense row-major too.
@@ -134,14 +147,7 @@ static int sparse_spd(Rng *r, int m, double p, int band, double *A, int *Ap, int
     for (int j = 0; j < m; j++) d += j != i ? fabs(A[(size_t)i * m + j]) : 0.0;
     A[(size_t)i * m + i] = d;
   }
-  int z = 0;
-  for (int j = 0; j < m; j++) {
-    Ap[j] = z;
-    for (int i = 0; i < m; i++)
-      if (A[(size_t)i * m + j] != 0.0) Ai[z] = i, Ax[z++] = A[(size_t)i * m + j];
-  }
-  Ap[m] = z;
-  return z;
+  return dense_to_csc(A, m, Ap, Ai, Ax);
 }
 
 // Which path factorises a matrix that is below dense_enough's quarter of
@@ -213,13 +219,7 @@ static void test_sparse_gather(void) {
     for (int i = 0; i < m; i++)
       for (int j = i + 1; j < m && j - i <= 3; j++) A[(size_t)i * m + j] = A[(size_t)j * m + i] = rng_range(&r, -1, 1);
     for (int i = 0; i < m; i++) A[(size_t)i * m + i] = kind == 0 && i % 2 ? 0.0 : 7.0 + rng_uniform(&r);
-    int z = 0;
-    for (int j = 0; j < m; j++) {
-      Ap[j] = z;
-      for (int i = 0; i < m; i++)
-        if (A[(size_t)i * m + j] != 0.0) Ai[z] = i, Ax[z++] = A[(size_t)i * m + j];
-    }
-    Ap[m] = z;
+    dense_to_csc(A, m, Ap, Ai, Ax);
     for (int q = 0; q < m * m; q++) As[q] = A[q];
     for (int i = 0; i < m; i++) As[(size_t)i * m + i] += shift;
     TsrChol *c = tsr_chol_create();
