@@ -247,7 +247,19 @@ static void polish(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *para
   }
   PolishBest best = {rho0, stats->residual};
   copy_iterate(m, r->best_lambda, r->best_set, lambda, index_set);
-  if (!from_bpp) polish_bpp(r, p, params, PN_BUDGET * params->max_pivots, lambda, index_set, stats, bpp, &best);
+  if (!from_bpp) {
+    // Projected Newton follows on a symmetric A: BPP may stop where block
+    // pivoting stalls (single pivots or a repeated set), as in the first
+    // solve. Seeded from an iterate whose degenerate rows had cycled in and
+    // out of the binding set (pn.c), it otherwise single-pivoted through its
+    // whole budget, and projected Newton from the same best iterate then
+    // polished the result: chain_drop step 578 (direct-bpp, 1,950 rows)
+    // took 601 factorisations and 0.5 s, now 207 and 0.17 s, with the same
+    // result (relative residual 2.0e-16).
+    tsr_bpp_set_stall_exit(bpp, p->symmetric && r->stall);
+    polish_bpp(r, p, params, PN_BUDGET * params->max_pivots, lambda, index_set, stats, bpp, &best);
+    tsr_bpp_set_stall_exit(bpp, 0);
+  }
   if (best.rho > TSR_BPP_POLISH_ROW && p->symmetric && (r->pn || (r->pn = tsr_pn_create()))) {
     memcpy(lambda, r->best_lambda, (size_t)m * sizeof *lambda);
     polish_pn(r, p, params, lambda, index_set, stats, &best);
