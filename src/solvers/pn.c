@@ -63,6 +63,7 @@
 
 #include "linalg/chol.h"
 #include "util/env.h"
+#include "util/fnv.h"
 
 // The global stop (Eq. 29 at 1e-12 of max(|b|_inf, max|A_ij| |lambda|_inf))
 // is loose for rows whose terms are far smaller than the largest row's: it
@@ -88,6 +89,28 @@
 // PN_ROW_STEPS were within 8.6e-9 of their rows' scales (chain_drop), and
 // 1,500 of 1,600 within 1e-10.
 #define PN_SOLVED 1e-6
+// Cycling. Near a pile's solution the iteration can cycle: a degenerate
+// row enters and leaves the binding set at alternate steps (a face step,
+// then a step cut to a = 6e-5), and the natural residual swings between
+// ~1e-6 and ~6e-5 without reaching the round-off stop. chain_drop step 595
+// (direct-bpp, 2,004 rows) did so from Newton step 60 to its budget, 400,
+// one factorisation each; the restarts after it (PGS, projected Newton from
+// its solution) then solved it in ~190 more. So the solve returns 1, as at
+// its budget, when the best natural residual has not halved in
+// PN_STALL_STEPS steps and at least PN_CYCLE_SHARE of those steps met a
+// binding set that one of the PN_CYCLE_RING steps before had. The second
+// test keeps the slow global phase that wanders through new binding sets
+// (rock_pile: 60-115 steps without halving the residual, then converging;
+// tests/solvers/test_pn.c has such problems). Whole runs, direct-bpp and
+// schur-bpp (TSR_PN_TRACE): the exit fired at chain_drop steps 595 and 599
+// (direct-bpp; those steps' pivots and Newton steps 612 -> 105 and 613 ->
+// 90, the trajectory the same to 1.4e-10 m after them) and on one solve of
+// rock_pile's schur-bpp run (the same run file but for solver_iterations),
+// and on no other solve of those four runs (log_tower's solves never went
+// 20 steps without halving it). TSR_PN_NO_STALL=1 turns this off.
+#define PN_STALL_STEPS 40
+#define PN_CYCLE_SHARE 0.75
+#define PN_CYCLE_RING 8
 
 struct TsrPn {
   TsrChol *chol;
@@ -103,6 +126,7 @@ struct TsrPn {
   double eps0;
   int trace;  // TSR_PN_TRACE: one line per iteration on stderr
   int lm;     // shift A_FF when steps are cut short (TSR_PN_NO_SHIFT=1: never)
+  int stall;  // the stall exit (PN_STALL_STEPS; TSR_PN_NO_STALL=1: off)
 };
 
 TsrPn *tsr_pn_create(void) {
@@ -110,6 +134,7 @@ TsrPn *tsr_pn_create(void) {
   if (!pn) return NULL;
   pn->trace = getenv("TSR_PN_TRACE") != NULL;
   pn->lm = !tsr_env_flag("TSR_PN_NO_SHIFT");  // to measure what the shift does
+  pn->stall = !tsr_env_flag("TSR_PN_NO_STALL");
   // Rows within eps0 |lambda|_inf of a bound count as there (Bertsekas' eps;
   // chain_drop's piled steps: 1e-3 left rows 4e-4 off their bound creeping
   // by diagonal steps, 1e-9 cut the projection arc into 1e-7 steps).
@@ -435,6 +460,9 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
   // iteration's F (pn->F is rebuilt in place) when have_f, with shift f_mu.
   int have_f = 0, f_nf = -1, face_on = tsr_pn_face();
   double f_mu = 0.0;
+  double stall_best = INFINITY;  // the best natural residual, halved last at step stall_it
+  int stall_it = 0, recur = 0;   // recur: steps since then whose binding set recurred (ring)
+  uint64_t ring[PN_CYCLE_RING];
   for (; it <= max_iter && !tsr_stop_requested(); it++) {
     tsr_mlcp_matvec(p, lambda, w);
     double lmax = 0.0, rn2 = 0.0, rinf = 0.0;
@@ -461,6 +489,7 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
     }
     if (pn->trace) fprintf(stderr, "pn it %d res_inf %.3e tol %.1e lmax %.3e\n", it, rinf, tol, lmax);
     if (it == max_iter) break;
+    if (rinf < 0.5 * stall_best) stall_best = rinf, stall_it = it, recur = 0;
     double eps = fmin(pn->eps0 * fmax(1.0, lmax), sqrt(rn2));
     int nf = 0, same_f = it > 0;
     for (int i = 0; i < m; i++) {
@@ -472,6 +501,19 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
       same_f &= bd == pn->binding[i];
       pn->binding[i] = bd;
       if (!bd) pn->F[nf++] = i;
+    }
+    if (pn->stall) {
+      uint64_t h = tsr_fnv1a(TSR_FNV_OFFSET, pn->binding, (size_t)m);
+      for (int j = 1; j <= PN_CYCLE_RING && j <= it; j++)
+        if (ring[(it - j) % PN_CYCLE_RING] == h) {
+          recur += it > stall_it;
+          break;
+        }
+      ring[it % PN_CYCLE_RING] = h;
+      if (it - stall_it >= PN_STALL_STEPS && recur >= PN_CYCLE_SHARE * (it - stall_it)) {
+        if (pn->trace) fprintf(stderr, "pn cycling: best res_inf %.3e at it %d\n", stall_best, stall_it);
+        break;
+      }
     }
     // Newton direction on F.
     double model = 0.0;  // w_F^T A_FF^-1 w_F

@@ -20,8 +20,10 @@ void tsr_pn_free(TsrPn **pn);
 // factorisation of A_FF). index_set [m] out (may be NULL). stats: iterations
 // and factorizations are ADDED to; converged and residual are set.
 // Returns 0 when the natural residual reached round-off
-// (1e-12 max(1, |b|_inf)), 1 at max_iter or when the line search stalls (the
-// iterate is still the best found: f decreases monotonically), < 0 failure
+// (1e-12 max(1, |b|_inf)), 1 at max_iter, when the line search stalls (the
+// iterate is still the best found: f decreases monotonically) or when the
+// iteration cycles through the same binding sets without progress (pn.c,
+// PN_STALL_STEPS), < 0 failure
 // (allocation, not symmetric, no factorisation possible).
 int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_set, TsrSolveStats *stats, TsrPn *pn);
 

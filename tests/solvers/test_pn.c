@@ -173,9 +173,69 @@ static void test_pn_monotone(void) {
   free(A), free(ls), free(l0), free(l), free(Al), free(ss);
 }
 
+// The cycle exit (pn.c, PN_STALL_STEPS) must not cut a solve that is still
+// converging. Planted problems like a pile's, 250-450 rows: A = B B^T +
+// 1e-6 I with B banded and of rank 0.6 n (nearly singular, cond ~4e7), half the
+// tight rows degenerate (lambda* on its bound with w* = 0), where projected
+// Newton needs up to ~400 steps (budget 1,000 here: the exit, not the
+// budget, is under test). A is SPD, so lambda* is the one
+// solution (its index set is not unique: degenerate rows may be called
+// free); every solve must converge to it from zero. Some solve must take
+// more than two stall windows (else the exit's window was never reached).
+// An exit on 40 steps without halving alone (no recurrence test) fails 2 of
+// the 24.
+static void test_pn_degenerate_converges(void) {
+  TsrPn *pn = tsr_pn_create();
+  ENSURE(pn != NULL);
+  int cases = 0, passed = 0, max_it = 0;
+  for (int seed = 0; seed < 24; seed++) {
+    int n = 250 + (seed % 3) * 100, k = (int)(0.6 * n);
+    Rng r = {777ULL * (uint64_t)seed + 13ULL};
+    double *B = calloc((size_t)n * k, sizeof *B), *A = calloc((size_t)n * n, sizeof *A);
+    ENSURE(B && A);
+    for (int i = 0; i < n; i++)
+      for (int c = 0; c < k; c++)
+        if (abs((int)((double)i * k / n) - c) <= 3) B[(size_t)i * k + c] = rng_normal(&r);
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j <= i; j++) {
+        double v = i == j ? 1e-6 : 0.0;
+        for (int c = 0; c < k; c++) v += B[(size_t)i * k + c] * B[(size_t)j * k + c];
+        A[(size_t)i * n + j] = A[(size_t)j * n + i] = v;
+      }
+    double cond = sym_cond(n, A);
+    Planted q;
+    planted_from_dense(&r, n, A, &q);
+    free(A), free(B);
+    double *Al = malloc((size_t)n * sizeof *Al);
+    ENSURE(Al != NULL);
+    tsr_mlcp_matvec(&q.p, q.ls, Al);
+    for (int i = 0; i < n; i++)
+      if (q.ss[i] != TSR_INDEX_FREE && rng_uniform(&r) < 0.5) q.p.b[i] = -Al[i];  // w*_i = 0
+    free(Al);
+    TsrSolveStats st = {0};
+    int rc = tsr_pn_solve(&q.p, 1000, q.lambda, q.set, &st, pn);
+    double res = tsr_mlcp_residual(&q.p, q.lambda, NULL), rel = res / fmax(1.0, norm2(q.p.b, n));
+    double err = 0.0, lsmax = 0.0;
+    for (int i = 0; i < n; i++) err = fmax(err, fabs(q.lambda[i] - q.ls[i])), lsmax = fmax(lsmax, fabs(q.ls[i]));
+    double tol = 1e-12 + 1e-13 * cond * fmax(1.0, lsmax);
+    int ok = rc == 0 && st.converged && rel < 1e-9 && err <= tol;
+    if (!ok)
+      fprintf(stderr, "  degenerate n=%d cond=%.1e: rc %d it %d rel %.2e err %.2e (tol %.1e)\n", n, cond, rc,
+              st.iterations, rel, err, tol);
+    cases++, passed += ok;
+    if (st.iterations > max_it) max_it = st.iterations;
+    planted_free(&q);
+  }
+  fprintf(stderr, "  pn degenerate planted: %d of %d solved, at most %d Newton steps\n", passed, cases, max_it);
+  ENSURE_MSG(passed == cases, "%d of %d", passed, cases);
+  ENSURE_MSG(max_it > 80, "at most %d Newton steps: the stall window was never reached", max_it);
+  tsr_pn_free(&pn);
+}
+
 int main(void) {
   RUN_TEST(test_pn_dense_planted);
   RUN_TEST(test_pn_sparse_planted);
   RUN_TEST(test_pn_monotone);
+  RUN_TEST(test_pn_degenerate_converges);
   return TSR_TEST_RESULT();
 }
