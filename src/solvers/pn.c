@@ -102,12 +102,14 @@
 // test keeps the slow global phase that wanders through new binding sets
 // (rock_pile: 60-115 steps without halving the residual, then converging;
 // tests/solvers/test_pn.c has such problems). Whole runs, direct-bpp and
-// schur-bpp (TSR_PN_TRACE): the exit fired at chain_drop steps 595 and 599
-// (direct-bpp; those steps' pivots and Newton steps 612 -> 105 and 613 ->
-// 90, the trajectory the same to 1.4e-10 m after them) and on one solve of
-// rock_pile's schur-bpp run (the same run file but for solver_iterations),
-// and on no other solve of those four runs (log_tower's solves never went
-// 20 steps without halving it). TSR_PN_NO_STALL=1 turns this off.
+// schur-bpp (TSR_PN_TRACE), before the PGS sweeps of bpp_retry.c: the exit
+// fired at chain_drop steps 595 and 599 (direct-bpp; those steps' pivots
+// and Newton steps 612 -> 105 and 613 -> 90, the trajectory the same to
+// 1.4e-10 m after them) and on one solve of rock_pile's schur-bpp run (the
+// same run file but for solver_iterations), and on no other solve of those
+// four runs (log_tower's solves never went 20 steps without halving it);
+// with the sweeps, on one solve of chain_drop's direct-bpp run and two of
+// rock_pile's. TSR_PN_NO_STALL=1 turns this off.
 #define PN_STALL_STEPS 40
 #define PN_CYCLE_SHARE 0.75
 #define PN_CYCLE_RING 8
