@@ -27,6 +27,7 @@
 #include <omp.h>
 
 #include "io/run_file_internal.h"
+#include "io/out_files.h"
 #include "io/vtk_internal.h"
 
 typedef struct {
@@ -564,12 +565,12 @@ static int export_open(hid_t f, const char *run_path, const char *dir, const Tsr
 
   // Output directories.
   char name[256];
-  { tsr_vtk_safe_name(sum->model_name, name, sizeof name); }
+  { tsr_io_safe_name(sum->model_name, name, sizeof name); }
   size_t sublen = strlen(dir) + strlen(name) + 32;
   sub = malloc(sublen);
   if (!sub) goto done;
   snprintf(sub, sublen, "%s/%s", dir, name);
-  if (tsr_vtk_make_dir(dir, err, errlen) || tsr_vtk_make_piece_dir(sub, &lock, err, errlen)) {
+  if (tsr_io_make_dir(dir, err, errlen) || tsr_vtk_make_piece_dir(sub, &lock, err, errlen)) {
     rc = -2;
     goto done;
   }

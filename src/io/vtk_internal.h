@@ -86,14 +86,7 @@ int tsr_vtk_write_pvd(const char *path, const char *subdir, const char *kind, co
                       long n);
 void tsr_vtk_piece_name(char *out, size_t len, const char *dir, const char *subdir, const char *kind, long frame);
 
-// NAME: characters other than [A-Za-z0-9_.-] become '_'; "run" when empty;
-// a name of over 200 characters is cut to its first 191, "-" and 8 hex
-// digits of a hash of the whole name (the file names stay within NAME_MAX,
-// and names that differ past the cut stay apart). len: at least 201 for that.
-void tsr_vtk_safe_name(const char *name, char *out, size_t len);
-// mkdir -p dir; fails (message in err) when dir or a parent is not a directory.
-int tsr_vtk_make_dir(const char *dir, char *err, int errlen);
-// tsr_vtk_make_dir for DIR/NAME, the pieces' folder, then the pieces an
+// tsr_io_make_dir (out_files.h) for DIR/NAME, the pieces' folder, then the pieces an
 // earlier export left there removed (KIND_NNNNNN.vtp, KIND bodies, contacts
 // or joints; nothing else is touched): the .pvd about to be written will not
 // name them, and a folder holding frames of two runs misleads whoever opens

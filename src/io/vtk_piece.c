@@ -13,6 +13,7 @@
 //
 // World point of a shape vertex v (body frame, shape pose applied at scene
 // build): p = x + R(q) v, with (x, q) the body's pose in the frame.
+#include "io/out_files.h"
 #include "io/vtk_internal.h"
 
 #include <errno.h>
@@ -623,62 +624,6 @@ void tsr_vtk_tangent_pairs(long C, const double *normal, const double *t1, const
   }
 }
 
-// A file name holds at most 255 bytes (NAME_MAX); NAME_contacts.pvd.tmp
-// adds 17 to NAME.
-#define SAFE_NAME_MAX 200
-
-// A name cut to SAFE_NAME_MAX keeps its first SAFE_NAME_MAX - 9 characters
-// and ends in "-" and 8 hex digits of a hash of the whole name, so two long
-// names that differ only past the cut export into different folders.
-#define SAFE_NAME_HASHED (SAFE_NAME_MAX - 9)
-
-void tsr_vtk_safe_name(const char *name, char *out, size_t len) {
-  size_t k = 0;
-  const char *src = name ? name : "";
-  if (len > SAFE_NAME_MAX + 1) len = SAFE_NAME_MAX + 1;
-  for (const char *c = src; *c && k + 1 < len; c++) {
-    int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
-             *c == '-' || (*c == '.' && k > 0);
-    out[k++] = ok ? *c : '_';
-  }
-  out[k] = '\0';
-  if (!k) snprintf(out, len, "run");
-  if (strlen(src) > SAFE_NAME_MAX && len == SAFE_NAME_MAX + 1) {
-    uint32_t h = 2166136261u;  // FNV-1a
-    for (const char *c = src; *c; c++) h = (h ^ (uint8_t)*c) * 16777619u;
-    snprintf(out + SAFE_NAME_HASHED, len - SAFE_NAME_HASHED, "-%08x", (unsigned)h);
-  }
-}
-
-int tsr_vtk_make_dir(const char *dir, char *err, int errlen) {
-  size_t len = strlen(dir);
-  char *p = malloc(len + 1);
-  if (!p) {
-    snprintf(err, (size_t)errlen, "%s: out of memory", dir);
-    return -1;
-  }
-  memcpy(p, dir, len + 1);
-  int rc = 0;
-  for (size_t i = 1; i <= len && !rc; i++) {
-    if (p[i] != '/' && p[i] != '\0') continue;
-    char saved = p[i];
-    p[i] = '\0';
-    struct stat st;
-    if (stat(p, &st) == 0) {
-      if (!S_ISDIR(st.st_mode)) {
-        snprintf(err, (size_t)errlen, "%s: not a directory", p);
-        rc = -1;
-      }
-    } else if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-      snprintf(err, (size_t)errlen, "%s: cannot create directory: %s", p, strerror(errno));
-      rc = -1;
-    }
-    p[i] = saved;
-  }
-  free(p);
-  return rc;
-}
-
 // KIND_NNNNNN.vtp with KIND one of ours and at least 6 digits (tsr_vtk_piece_name).
 static int is_piece(const char *f) {
   static const char *const kinds[] = {"bodies_", "contacts_", "joints_", NULL};
@@ -707,7 +652,7 @@ int tsr_vtk_make_piece_dir(const char *sub, int *lock, char *err, int errlen) {
 
 int tsr_vtk_lock_piece_dir(const char *sub, int *lock, char *err, int errlen) {
   *lock = -1;
-  if (tsr_vtk_make_dir(sub, err, errlen)) return -1;
+  if (tsr_io_make_dir(sub, err, errlen)) return -1;
   char lp[4096];
   snprintf(lp, sizeof lp, "%s/.lock", sub);
   int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);

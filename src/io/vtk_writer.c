@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "io/out_files.h"
 #include "io/vtk_internal.h"
 #include "util/clock.h"
 
@@ -80,7 +81,7 @@ TsrVtkWriter *tsr_vtk_writer_open(const char *dir, const TsrModel *m, char *err,
     if (err) snprintf(err, (size_t)errlen, "'' is empty, not a folder name");
     return NULL;
   }
-  if (tsr_vtk_make_dir(dir, msg, sizeof msg)) {
+  if (tsr_io_make_dir(dir, msg, sizeof msg)) {
     if (err) snprintf(err, (size_t)errlen, "%s", msg);
     return NULL;
   }
@@ -91,7 +92,7 @@ TsrVtkWriter *tsr_vtk_writer_open(const char *dir, const TsrModel *m, char *err,
     if (err) snprintf(err, (size_t)errlen, "%s: out of memory", dir);
     return NULL;
   }
-  tsr_vtk_safe_name(m->name, w->name, sizeof w->name);
+  tsr_io_safe_name(m->name, w->name, sizeof w->name);
   char *sub = path_of(w, "");
   int n = m->n_bodies;
   double *x0 = malloc(((size_t)n + 1) * 3 * sizeof *x0), *q0 = malloc(((size_t)n + 1) * 4 * sizeof *q0);
