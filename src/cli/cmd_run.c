@@ -15,6 +15,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "io/out_files.h"
 #include "io/run_file.h"
 #include "io/vtk.h"
 #include "model/model.h"
@@ -39,6 +40,11 @@ static const char run_usage[] =
     "  --duration T          simulated time, s (steps = round(T / h))\n"
     "  --every N             write a frame every N steps\n"
     "  --vtk DIR             also write DIR/<model>.pvd (+ _contacts, _joints) for ParaView as the run goes\n"
+    "  --dump-mlcp DIR       write the MLCP of each step in --dump-steps to\n"
+    "                        DIR/relay_<model>_<step>.dat (Siconos box-LCP text; solve it\n"
+    "                        again with `tessera mlcp solve FILE --solver S`)\n"
+    "  --dump-steps A[-B]    the steps to dump, counted from 1 as the progress lines\n"
+    "                        and the run file's frames count them\n"
     "  --set KEY=VALUE       override any model field, e.g. --set bodies.box.mass=1000\n"
     "                        or --set settings.gravity=[0,0,-1.62]; may be repeated\n"
     "  --progress S          when stderr is not a terminal (a batch job's log), a\n"
@@ -50,6 +56,36 @@ static const char run_usage[] =
     "(Ctrl-C / SIGTERM end the step in progress, which is not written; the file\n"
     "keeps every frame before it; a second Ctrl-C, a second or more after the\n"
     "first, kills at once).\n";
+
+// --dump-mlcp: the MLCP each step in [from, to] hands its solver first (the
+// world's solve hook: assembled, warm start set; re-solves of the same step
+// for friction, struck bodies or the first step's friction are not
+// written), as DIR/relay_<model>_<step>.dat. A file that cannot be written
+// is said once and ends the dump, not the run; the command then exits 1.
+typedef struct {
+  const char *dir;
+  char model[256];  // the model's name made safe for a file name (tsr_io_safe_name)
+  long from, to;
+  int failed;
+} MlcpDump;
+
+static void dump_hook(const TsrWorld *w, void *ctx) {
+  MlcpDump *d = ctx;
+  long step = w->step + 1;  // the step being solved, counted from 1
+  if (d->failed || step < d->from || step > d->to) return;
+  errno = 0;
+  char path[4096];
+  int n = snprintf(path, sizeof path, "%s/relay_%s_%06ld.dat", d->dir, d->model, step);
+  FILE *f = n > 0 && (size_t)n < sizeof path ? fopen(path, "w") : NULL;
+  int bad = !f || tsr_mlcp_write_relay(&w->mlcp, f);
+  if (f && fclose(f)) bad = 1;
+  if (bad) {
+    tsr_cli_error("--dump-mlcp: cannot write %s%s%s (at step %ld); the run goes on without the dump", path,
+                  errno ? ": " : "", errno ? strerror(errno) : "", step);
+    if (f) remove(path);  // not a file that looks whole
+    d->failed = 1;
+  }
+}
 
 // The live VTK export after a piece failed: said, closed (its .pvd files
 // list the frames written), and the run goes on without it. Returns 1.
@@ -149,6 +185,10 @@ int tsr_cmd_run(int argc, char **argv) {
     tsr_cli_error("--vtk: %s", err);
     bad = 1;
   }
+  if (!bad && o.dump_dir && (!*o.dump_dir || tsr_io_make_dir(o.dump_dir, err, sizeof err))) {
+    tsr_cli_error("--dump-mlcp: %s", *o.dump_dir ? err : "'' is empty, not a folder name");
+    bad = 1;
+  }
   if (!bad && tsr_stop_requested()) bad = 130;
   // With --overwrite, the publish replaces an earlier file of the name: an
   // interruption from here on leaves this run's frames there, not that
@@ -168,6 +208,12 @@ int tsr_cmd_run(int argc, char **argv) {
     return bad == 130 ? 130 : 2;
   }
 
+  MlcpDump dump = {.dir = o.dump_dir, .from = o.dump_from, .to = o.dump_to};
+  if (o.dump_dir) {
+    tsr_io_safe_name(model.name, dump.model, sizeof dump.model);
+    world.solve_hook = dump_hook;
+    world.solve_hook_ctx = &dump;
+  }
   long steps = model.settings.steps;
   int every = model.settings.output.every;
   TsrFrame frame;
@@ -284,7 +330,7 @@ int tsr_cmd_run(int argc, char **argv) {
                     world.step, o.output, earlier);
     status = 130;
   }
-  if (vtk_failed && !status) status = 1;
+  if ((vtk_failed || dump.failed) && !status) status = 1;
   if (complete && !o.quiet)
     fprintf(stderr, "%s: %ld steps in %.2f s wall -> %s\n", model.name, world.step,
             tsr_now_seconds() - progress.t_start, o.output);

@@ -47,9 +47,27 @@ int tsr_cli_parse_seconds(const char *cmd, const char *opt, const char *s, doubl
   return 0;
 }
 
+// --dump-steps: "A" or "A-B", 1 <= A <= B, steps counted from 1 (as the
+// progress lines and the run file's frames count them).
+static int parse_step_range(const char *cmd, const char *opt, const char *s, long *from, long *to) {
+  const char *dash = strchr(s, '-');
+  char a[32];
+  if (dash && (size_t)(dash - s) < sizeof a) {
+    memcpy(a, s, (size_t)(dash - s));
+    a[dash - s] = 0;
+  } else if (dash) {
+    a[0] = 0;  // too long: rejected below
+  }
+  if (tsr_cli_parse_long(cmd, opt, dash ? a : s, 1, TSR_MAX_STEPS, from)) return -1;
+  *to = *from;
+  if (dash && tsr_cli_parse_long(cmd, opt, dash + 1, *from, TSR_MAX_STEPS, to)) return -1;
+  return 0;
+}
+
 int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_output, TsrRunOptions *o) {
   memset(o, 0, sizeof *o);
   o->max_bodies = o->threads = o->steps = o->every = -1;
+  o->dump_from = o->dump_to = -1;
   o->duration = NAN;
   o->progress = NAN;
   o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
@@ -75,6 +93,12 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
     } else if (with_output && !strcmp(a, "--vtk")) {
       NEED_VALUE();
       if (tsr_cli_output_once(cmd, "--vtk", &o->vtk_dir, val)) goto usage_error;
+    } else if (with_output && !strcmp(a, "--dump-mlcp")) {
+      NEED_VALUE();
+      if (tsr_cli_output_once(cmd, "--dump-mlcp", &o->dump_dir, val)) goto usage_error;
+    } else if (with_output && !strcmp(a, "--dump-steps")) {
+      NEED_VALUE();
+      if (parse_step_range(cmd, a, val, &o->dump_from, &o->dump_to)) goto usage_error;
     } else if (overwrite) {
       o->overwrite = 1;
     } else if ((with_output || !strcmp(cmd, "compare")) && !strcmp(a, "--progress")) {
@@ -131,6 +155,12 @@ int tsr_parse_run_options(int argc, char **argv, const char *usage, int with_out
   }
   if (!o->model) {
     tsr_cli_error("%s: no model file given", cmd);
+    goto usage_error;
+  }
+  if (!o->dump_dir != (o->dump_from < 0)) {
+    tsr_cli_error("%s: %s", cmd,
+                  o->dump_dir ? "--dump-mlcp needs --dump-steps A or A-B (which steps' MLCPs to write)"
+                              : "--dump-steps needs --dump-mlcp DIR (where to write them)");
     goto usage_error;
   }
   if (o->steps >= 0 && !isnan(o->duration)) {

@@ -10,9 +10,11 @@
 #define TSR_PARTITION_REFINE_LIST "none, kl, fm"
 
 typedef struct {
-  const char *model;    // positional MODEL.yaml
-  const char *output;   // -o
-  const char *vtk_dir;  // --vtk DIR (run only)
+  const char *model;        // positional MODEL.yaml
+  const char *output;       // -o
+  const char *vtk_dir;      // --vtk DIR (run only)
+  const char *dump_dir;     // --dump-mlcp DIR (run only)
+  long dump_from, dump_to;  // --dump-steps A[-B], steps counted from 1; -1 when not given
   int overwrite, quiet;
   const char *solver, *partition, *refine;  // --solver, --partition, --refine
   long max_bodies, threads, steps, every;   // -1 when not given

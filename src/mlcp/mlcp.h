@@ -129,6 +129,13 @@ void tsr_mlcp_index_set(const TsrMlcp *p, const double *lambda, double eta, int8
 // success, or -1 with a message in err (size errlen).
 int tsr_mlcp_read_siconos(const char *path, TsrMlcp *out, char *err, size_t errlen);
 
+// Writes p as a Siconos box-LCP ("Relay": n, M in storage 2 (a CSparse CSC
+// text dump), q, lb, ub; infinite bounds as inf / -inf) that
+// tsr_mlcp_read_siconos reads back exactly (values with 17 digits; a file
+// whose name starts with "relay" is read as that kind). Returns 0, or -1
+// when a write failed (ferror).
+int tsr_mlcp_write_relay(const TsrMlcp *p, FILE *f);
+
 // Problem kinds of the Siconos reader. AUTO picks one from the path: a folder
 // named LCP, MLCP or Relay, or a name ending in `_mlcp.dat` / starting `lcp_`.
 enum { TSR_SICONOS_AUTO = 0, TSR_SICONOS_LCP, TSR_SICONOS_MLCP, TSR_SICONOS_RELAY };

@@ -521,3 +521,25 @@ int tsr_mlcp_read_siconos_as(const char *path, int kind, TsrMlcp *out, char *err
 int tsr_mlcp_read_siconos(const char *path, TsrMlcp *out, char *err, size_t errlen) {
   return tsr_mlcp_read_siconos_as(path, TSR_SICONOS_AUTO, out, err, errlen);
 }
+
+int tsr_mlcp_write_relay(const TsrMlcp *p, FILE *f) {
+  int m = p->m, nnz = m > 0 ? p->Ap[m] : 0;
+  double norm1 = 0.0;  // the header's 1-norm (largest column sum of |M|), as CSparse prints it
+  for (int j = 0; j < m; j++) {
+    double c = 0.0;
+    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) c += fabs(p->Ax[q]);
+    norm1 = fmax(norm1, c);
+  }
+  fprintf(f, "%d\n2\n%d\n%d\n2\n", m, m, m);
+  fprintf(f, "CSparse text dump written by tessera (CSC, 0-based)\n");
+  fprintf(f, "%d-by-%d, nzmax: %d nnz: %d, 1-norm: %.17g\n", m, m, nnz, nnz, norm1);
+  for (int j = 0; j < m; j++) {
+    fprintf(f, "    col %d : locations %d to %d\n", j, p->Ap[j], p->Ap[j + 1] - 1);
+    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) fprintf(f, "      %d : %.17g\n", p->Ai[q], p->Ax[q]);
+  }
+  const double *vec[3] = {p->b, p->lo, p->hi};
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < m; i++) fprintf(f, "%.17g\n", vec[k][i]);
+  fflush(f);
+  return ferror(f) ? -1 : 0;
+}

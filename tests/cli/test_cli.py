@@ -1120,4 +1120,50 @@ with tempfile.TemporaryDirectory() as tmp:
         missing = [o for o in opts if not re.search(re.escape(o) + r"(?![a-z-])", readme)]
         check(rc == 0 and opts and not missing, "README.md names every option of %s --help (missing: %s)" % (cmd, missing))
 
+# --dump-mlcp: the MLCP a step handed its solver, as a Siconos box-LCP file
+# that `tessera mlcp solve` reads. rock_pile's contact rows have compliance,
+# so A is positive definite and the MLCP has one solution: solved again
+# from no warm start it must give the step's impulses in the run file (the
+# same row order) to round-off; both solves end at relative residuals near
+# 1e-16, so 1e-9 of the largest impulse is loose. Steps 20-22 are solved
+# once each (no friction refresh or struck-body re-solve there).
+with tempfile.TemporaryDirectory() as tmp:
+    rock = os.path.join(EXAMPLES, "rock_pile.yaml")
+    h5 = os.path.join(tmp, "r.h5")
+    dump = os.path.join(tmp, "dump", "sub")
+    rc, _, err = run("run", rock, "-o", h5, "--steps", "30", "--dump-mlcp", dump, "--dump-steps", "20-22", "-q")
+    names = sorted(os.listdir(dump)) if os.path.isdir(dump) else []
+    want = ["relay_rock_pile_%06d.dat" % k for k in (20, 21, 22)]
+    check(rc == 0 and names == want, "run --dump-mlcp DIR --dump-steps 20-22: %s (%d: %s)" % (names, rc, err.strip()[-200:]))
+    if rc == 0 and names == want:
+        with h5py.File(h5, "r") as f:
+            off, imp = f["constraints/offset"][()], f["constraints/impulse"][()]
+        for step, name in zip((20, 21, 22), want):
+            rc_m, out, err_m = run("mlcp", "solve", os.path.join(dump, name), "--solution")
+            lines = out.splitlines()
+            lam = []
+            if "# row lambda w state" in lines:
+                lam = [float(x.split()[1]) for x in lines[lines.index("# row lambda w state") + 1:] if x.strip()]
+            ref = imp[off[step]:off[step + 1]]
+            ok = rc_m == 0 and len(lam) == len(ref) and len(ref) > 0
+            diff = float(np.max(np.abs(np.array(lam) - ref))) if ok else math.inf
+            scale = float(np.max(np.abs(ref))) if ok else 0.0
+            check(ok and diff <= 1e-9 * max(1.0, scale),
+                  "mlcp solve of step %d's dump gives the run's impulses: %d rows, max |diff| %.2e of %.2e (%d: %s)"
+                  % (step, len(ref), diff, scale, rc_m, err_m.strip()[:100]))
+    # Usage: each option needs the other, a range runs forward, the folder
+    # must be one; each is refused before a run file is written.
+    plain = os.path.join(tmp, "plain")
+    with open(plain, "w") as fh:
+        fh.write("not a folder\n")
+    for extra, said in ((["--dump-mlcp", dump], "--dump-mlcp needs --dump-steps"),
+                        (["--dump-steps", "3"], "--dump-steps needs --dump-mlcp"),
+                        (["--dump-mlcp", dump, "--dump-steps", "5-3"], "--dump-steps expects an integer >= 5"),
+                        (["--dump-mlcp", dump, "--dump-steps", "0"], "--dump-steps expects an integer >= 1"),
+                        (["--dump-mlcp", os.path.join(plain, "x"), "--dump-steps", "2"], "not a directory")):
+        out_h5 = os.path.join(tmp, "bad.h5")
+        rc, _, err = run("run", rock, "-o", out_h5, "--steps", "3", "-q", *extra)
+        check(rc == 2 and said in err and not os.path.exists(out_h5),
+              "run %s: exit 2, '%s', no run file (%d: %s)" % (" ".join(extra[-2:]), said, rc, err.strip()[-160:]))
+
 finish()
