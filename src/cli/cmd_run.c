@@ -65,7 +65,7 @@ static const char run_usage[] =
 typedef struct {
   const char *dir;
   char model[256];  // the model's name made safe for a file name (tsr_io_safe_name)
-  long from, to;
+  long from, to, written;
   int failed;
 } MlcpDump;
 
@@ -84,7 +84,9 @@ static void dump_hook(const TsrWorld *w, void *ctx) {
                   errno ? ": " : "", errno ? strerror(errno) : "", step);
     if (f) remove(path);  // not a file that looks whole
     d->failed = 1;
+    return;
   }
+  d->written++;
 }
 
 // The live VTK export after a piece failed: said, closed (its .pvd files
@@ -331,6 +333,9 @@ int tsr_cmd_run(int argc, char **argv) {
     status = 130;
   }
   if ((vtk_failed || dump.failed) && !status) status = 1;
+  if (o.dump_dir && !dump.failed && !dump.written)
+    fprintf(stderr, "%s: warning: --dump-mlcp wrote nothing: the run took %ld steps, --dump-steps starts at %ld\n",
+            model.path, world.step, o.dump_from);
   if (complete && !o.quiet)
     fprintf(stderr, "%s: %ld steps in %.2f s wall -> %s\n", model.name, world.step,
             tsr_now_seconds() - progress.t_start, o.output);

@@ -1151,6 +1151,10 @@ with tempfile.TemporaryDirectory() as tmp:
             check(ok and diff <= 1e-9 * max(1.0, scale),
                   "mlcp solve of step %d's dump gives the run's impulses: %d rows, max |diff| %.2e of %.2e (%d: %s)"
                   % (step, len(ref), diff, scale, rc_m, err_m.strip()[:100]))
+    # Steps past the run's end: nothing to write, said (a typo'd step).
+    rc, _, err = run("run", rock, "-o", h5, "--overwrite", "--steps", "3", "--dump-mlcp", dump, "--dump-steps", "10", "-q")
+    check(rc == 0 and "--dump-mlcp wrote nothing: the run took 3 steps" in err,
+          "run --steps 3 --dump-steps 10: exit 0 with a warning (%d: %s)" % (rc, err.strip()[-160:]))
     # Usage: each option needs the other, a range runs forward, the folder
     # must be one; each is refused before a run file is written.
     plain = os.path.join(tmp, "plain")
