@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 // The MLCP module: body-wise assembly of A = J M^-1 J^T + C and b = J v_free +
 // rhs (seed 000 Eqs. 5, 8) against a naive dense product, the natural
-// residual of Eq. 29 on hand-made cases, index sets (Eq. 12).
+// residual of Eq. 29 on hand-made cases, index sets (Eq. 12), and the
+// Siconos box-LCP writer read back by the reader.
 #include "mlcp/mlcp.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test_util.h"
 #include "tsr_test.h"
@@ -210,8 +212,7 @@ static void test_residual(void) {
     int8_t s4[4];
     tsr_mlcp_from_dense(4, A4, b4, lo4, hi4, &p);
     tsr_mlcp_index_set(&p, l4, 1e-5, s4);
-    ENSURE(s4[0] == TSR_INDEX_FREE && s4[1] == TSR_INDEX_LOWER && s4[2] == TSR_INDEX_FREE &&
-           s4[3] == TSR_INDEX_LOWER);
+    ENSURE(s4[0] == TSR_INDEX_FREE && s4[1] == TSR_INDEX_LOWER && s4[2] == TSR_INDEX_FREE && s4[3] == TSR_INDEX_LOWER);
   }
   // Nonsymmetric input is flagged.
   double N[4] = {1, 2, 0, 1};
@@ -220,9 +221,60 @@ static void test_residual(void) {
   tsr_mlcp_free(&p);
 }
 
+// tsr_mlcp_write_relay then tsr_mlcp_read_siconos: the same problem bit for
+// bit (values with 17 significant digits round-trip exactly in IEEE double),
+// infinite bounds and equality rows included, the symmetric flag found
+// again, and an empty problem. Random values over 1e-300..1e300.
+static void roundtrip(Rng *r, int m, int symmetric) {
+  double *A = calloc((size_t)m * m + 1, sizeof *A), *b = malloc((size_t)m * sizeof *b + 8);
+  double *lo = malloc((size_t)m * sizeof *lo + 8), *hi = malloc((size_t)m * sizeof *hi + 8);
+  ENSURE(A && b && lo && hi);
+  for (int i = 0; i < m; i++)
+    for (int j = symmetric ? i : 0; j < m; j++) {
+      if (i != j && rng_uniform(r) < 0.7) continue;  // sparse, diagonal kept
+      double v = (rng_uniform(r) < 0.5 ? -1 : 1) * pow(10.0, rng_range(r, -300, 300)) * rng_uniform(r);
+      A[(size_t)i * m + j] = v;
+      if (symmetric) A[(size_t)j * m + i] = v;
+    }
+  for (int i = 0; i < m; i++) {
+    b[i] = rng_normal(r) * pow(10.0, rng_range(r, -20, 20));
+    int kind = rng_int(r, 4);  // bilateral, [0, inf), box, equality
+    lo[i] = kind == 0 ? -INFINITY : kind == 1 ? 0.0 : kind == 2 ? -rng_uniform(r) : 0.25;
+    hi[i] = kind == 0 || kind == 1 ? INFINITY : kind == 2 ? rng_uniform(r) : 0.25;
+  }
+  TsrMlcp p, q;
+  tsr_mlcp_init(&p);
+  tsr_mlcp_init(&q);
+  ENSURE(tsr_mlcp_from_dense(m, A, b, lo, hi, &p) == 0);
+  char path[] = "/tmp/relay_tessera_test_XXXXXX";
+  int fd = mkstemp(path);
+  ENSURE(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  ENSURE(f && tsr_mlcp_write_relay(&p, f) == 0 && fclose(f) == 0);
+  char err[256] = "";
+  int rc = tsr_mlcp_read_siconos_as(path, TSR_SICONOS_RELAY, &q, err, sizeof err);
+  remove(path);
+  ENSURE_MSG(rc == 0, "m %d: %s", m, err);
+  int same = q.m == p.m && q.symmetric == p.symmetric && (m == 0 || q.Ap[m] == p.Ap[m]);
+  for (int j = 0; same && j < m; j++) same = q.Ap[j + 1] == p.Ap[j + 1];
+  for (int k = 0; same && k < (m ? p.Ap[m] : 0); k++) same = q.Ai[k] == p.Ai[k] && q.Ax[k] == p.Ax[k];
+  for (int i = 0; same && i < m; i++) same = q.b[i] == p.b[i] && q.lo[i] == p.lo[i] && q.hi[i] == p.hi[i];
+  ENSURE_MSG(same, "m %d symmetric %d: the problem read back differs", m, symmetric);
+  tsr_mlcp_free(&p);
+  tsr_mlcp_free(&q);
+  free(A), free(b), free(lo), free(hi);
+}
+
+static void test_relay_roundtrip(void) {
+  Rng r = {20261128};
+  for (int m = 0; m <= 40; m += 8)
+    for (int sym = 0; sym < 2; sym++) roundtrip(&r, m, sym);
+}
+
 int main(void) {
   RUN_TEST(test_assembly_random);
   RUN_TEST(test_assembly_empty);
   RUN_TEST(test_residual);
+  RUN_TEST(test_relay_roundtrip);
   return TSR_TEST_RESULT();
 }
