@@ -38,6 +38,7 @@
 #include "solvers/pgs.h"
 #include "solvers/pn.h"
 #include "util/clock.h"
+#include "util/env.h"
 #include "util/grow.h"
 
 // Projected Newton's Newton steps, in units of the pivot budget. It
@@ -97,8 +98,7 @@ TsrBppRetry *tsr_bpp_retry_create(void) {
   const char *e = getenv("TSR_RETRY_STALL");
   r->stall = !(e && !strcmp(e, "0"));
   r->trace = getenv("TSR_RETRY_TRACE") != NULL;
-  e = getenv("TSR_RETRY_NO_PGS");
-  r->sweeps = e && !strcmp(e, "1") ? 0 : PN_PGS_SWEEPS;
+  r->sweeps = tsr_env_flag("TSR_RETRY_NO_PGS") ? 0 : PN_PGS_SWEEPS;
   return r;
 }
 
@@ -293,7 +293,7 @@ static void polish(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *para
   }
   PolishBest best = {rho0, stats->residual};
   copy_iterate(m, r->best_lambda, r->best_set, lambda, index_set);
-  int stalled = 0;  // BPP's first polish stopped at its stall exit, short of the threshold
+  int stalled = 0;  // BPP's first polish ran with the stall exit
   if (!from_bpp) {
     // Projected Newton follows on a symmetric A: BPP may stop where block
     // pivoting stalls (single pivots or a repeated set), as in the first
@@ -309,7 +309,6 @@ static void polish(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *para
     tsr_bpp_set_stall_exit(bpp, stalled);
     polish_bpp(r, p, params, PN_BUDGET * params->max_pivots, lambda, index_set, stats, bpp, &best);
     tsr_bpp_set_stall_exit(bpp, 0);
-    stalled &= best.rho > TSR_BPP_POLISH_ROW;
   }
   if (best.rho > TSR_BPP_POLISH_ROW && p->symmetric && (r->pn || (r->pn = tsr_pn_create()))) {
     memcpy(lambda, r->best_lambda, (size_t)m * sizeof *lambda);
