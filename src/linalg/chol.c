@@ -44,6 +44,7 @@ TsrChol *tsr_chol_create(void) {
   const char *e = getenv("TSR_CHOL_SPARSE");
   c->force_path = e && !strcmp(e, "ldl") ? 1 : e && !strcmp(e, "cholmod") ? 2 : 0;
   c->no_update = tsr_env_flag("TSR_CHOL_NO_UPDATE");
+  c->no_rowmod = tsr_env_flag("TSR_CHOL_NO_ROWMOD");
   tsr_chol_blas_single_thread();
   return c;
 }
@@ -52,6 +53,7 @@ void tsr_chol_free(TsrChol **pc) {
   TsrChol *c = pc ? *pc : NULL;
   if (!c) return;
   if (c->L) cholmod_free_factor(&c->L, &c->cc);
+  tsr_chol_rowmod_free(c);
   if (c->X) cholmod_free_dense(&c->X, &c->cc);
   if (c->Y) cholmod_free_dense(&c->Y, &c->cc);
   if (c->E) cholmod_free_dense(&c->E, &c->cc);
@@ -158,14 +160,14 @@ int tsr_chol_order_last(int m, const int8_t *last, TsrChol *c) {
 // team for each factorisation (thread creation was 8% of a log_tower step).
 // So CHOLMOD is called with no active level left when the caller is the only
 // thread running.
-static int serial_cholmod_begin(void) {
+int tsr_chol_serial_begin(void) {
   if (omp_in_parallel()) return -1;
   int levels = omp_get_max_active_levels();
   omp_set_max_active_levels(0);
   return levels;
 }
 
-static void serial_cholmod_end(int levels) {
+void tsr_chol_serial_end(int levels) {
   if (levels >= 0) omp_set_max_active_levels(levels);
 }
 
@@ -184,12 +186,13 @@ static int ensure_order(TsrChol *c) {
   A.dtype = CHOLMOD_DOUBLE;
   A.sorted = 1;
   A.packed = 1;
-  int levels = serial_cholmod_begin();
+  int levels = tsr_chol_serial_begin();
   int ok = c->use_last && c->last_m == c->m ? cholmod_camd(&A, NULL, 0, c->cmember, c->perm, &c->cc)
                                             : cholmod_amd(&A, NULL, 0, c->perm, &c->cc);
-  serial_cholmod_end(levels);
+  tsr_chol_serial_end(levels);
   if (!ok) return -1;
   c->have_order = 1;
+  c->order_gen++;
   c->stats.orderings++;
   return 0;
 }
@@ -383,9 +386,9 @@ static int analyse(const int *F, int nf, TsrChol *c) {
       return -1;
   } else {
     cholmod_sparse S = aff_view(c, nf);
-    int levels = serial_cholmod_begin();
+    int levels = tsr_chol_serial_begin();
     c->L = cholmod_analyze_p(&S, c->perm_F, NULL, 0, &c->cc);
-    serial_cholmod_end(levels);
+    tsr_chol_serial_end(levels);
     if (!c->L) return -1;
   }
   c->stats.analyses++;
@@ -399,6 +402,9 @@ static int analyse(const int *F, int nf, TsrChol *c) {
 // 0 OK, 1 not positive definite, < 0 failure.
 static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
   if (check_pattern(c) || ensure_order(c)) return -1;
+  int rm = tsr_chol_rowmod(F, nf, shift, c);
+  if (rm <= 0) return rm;
+  c->ldl_ok = 0;  // the LDL arrays are rewritten below
   if (build_AFF(F, nf, shift, c) < 0) return -1;
   int an = analyse(F, nf, c);
   if (an < 0) return -1;
@@ -420,13 +426,14 @@ static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
       return 1;
     }
     c->method = TSR_CHOL_SPARSE_LDL;
+    tsr_chol_rowmod_note_ldl(shift, c);
     return 0;
   }
   cholmod_sparse S = aff_view(c, nf);
   double beta[2] = {0.0, 0.0};  // the shift is already in ffx
-  int levels = serial_cholmod_begin();
+  int levels = tsr_chol_serial_begin();
   int ok = cholmod_factorize_p(&S, beta, NULL, 0, c->L, &c->cc);
-  serial_cholmod_end(levels);
+  tsr_chol_serial_end(levels);
   if (!ok && c->cc.status != CHOLMOD_NOT_POSDEF) return -1;
   if (c->cc.status == CHOLMOD_NOT_POSDEF || c->L->minor < c->L->n) {
     c->stats.not_posdef++;
@@ -500,6 +507,8 @@ int tsr_chol_solve(const double *rhs, double *x, TsrChol *c) {
       ldl_ltsolve(nf, c->Yw, c->Lp, c->Li, c->Lx);
       ldl_permt(nf, x, c->Yw, c->perm_F);
       return 0;
+    case TSR_CHOL_SPARSE_MOD:
+      return tsr_chol_rowmod_solve(rhs, x, c);
     case TSR_CHOL_SPARSE: {
       cholmod_dense B = {0};
       B.nrow = (size_t)nf;
@@ -509,9 +518,9 @@ int tsr_chol_solve(const double *rhs, double *x, TsrChol *c) {
       B.x = (void *)rhs;
       B.xtype = CHOLMOD_REAL;
       B.dtype = CHOLMOD_DOUBLE;
-      int levels = serial_cholmod_begin();
+      int levels = tsr_chol_serial_begin();
       int ok = cholmod_solve2(CHOLMOD_A, c->L, &B, NULL, &c->X, NULL, &c->Y, &c->E, &c->cc);
-      serial_cholmod_end(levels);
+      tsr_chol_serial_end(levels);
       if (!ok) return -1;
       memcpy(x, c->X->x, (size_t)nf * sizeof *x);
       return 0;
@@ -584,6 +593,8 @@ int tsr_chol_schur(double *Gt, int ng, double *S, TsrChol *c) {
     }
     case TSR_CHOL_DENSE_LLT:
       return tsr_chol_dense_schur(Gt, ng, S, c);
+    case TSR_CHOL_SPARSE_MOD:
+      return tsr_chol_rowmod_schur(Gt, ng, S, c);
     case TSR_CHOL_SPARSE: {
       // CHOLMOD's factor is L L^T (final_ll): Z = L^-1 P G^T for all ng
       // columns in one solve (supernodal: BLAS 3), S = Z^T Z. Solving
@@ -597,10 +608,10 @@ int tsr_chol_schur(double *Gt, int ng, double *S, TsrChol *c) {
       B.x = Gt;
       B.xtype = CHOLMOD_REAL;
       B.dtype = CHOLMOD_DOUBLE;
-      int levels = serial_cholmod_begin();
+      int levels = tsr_chol_serial_begin();
       cholmod_dense *PG = cholmod_solve(CHOLMOD_P, c->L, &B, &c->cc);
       cholmod_dense *Z = PG ? cholmod_solve(CHOLMOD_L, c->L, PG, &c->cc) : NULL;
-      serial_cholmod_end(levels);
+      tsr_chol_serial_end(levels);
       if (Z) tsr_chol_syrk_full(nf, ng, Z->x, S);
       cholmod_free_dense(&PG, &c->cc);
       int ok = Z != NULL;

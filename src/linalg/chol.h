@@ -26,7 +26,10 @@
 //     substructured solvers) is computed by LDL's up-looking LDL^T; a denser
 //     one (piles of contacts) by CHOLMOD's supernodal Cholesky. CHOLMOD's own
 //     analysis costs more than a whole LDL factorisation of a subsystem (its
-//     permuted transposes were 16-30% of a step), hence the two paths;
+//     permuted transposes were 16-30% of a step), hence the two paths. When
+//     F differs from the last LDL^T's set by a few rows (projected Newton's
+//     steps, late pivots), that factor is updated by CHOLMOD's row deletions
+//     and additions instead (chol_rowmod.c);
 //   * A not symmetric, or A_FF not positive definite (Cholesky fails): dense LU
 //     with partial pivoting (LAPACK dgetrf / dgetrs). O(|F|^3), intended for
 //     the small nonsymmetric problems of the Siconos collection and for
@@ -52,7 +55,8 @@ enum {
   TSR_CHOL_SPARSE = 1,  // CHOLMOD
   TSR_CHOL_DENSE_LLT = 2,
   TSR_CHOL_DENSE_LU = 3,
-  TSR_CHOL_SPARSE_LDL = 4  // LDL (up-looking LDL^T)
+  TSR_CHOL_SPARSE_LDL = 4,  // LDL (up-looking LDL^T)
+  TSR_CHOL_SPARSE_MOD = 5   // the last sparse LDL^T, updated row by row (chol_rowmod.c)
 };
 
 typedef struct TsrChol TsrChol;
@@ -65,6 +69,7 @@ typedef struct {
   int not_posdef;      // Cholesky attempts that found A_FF not positive definite
   int dense_updates;   // of the factorizations: dense factors updated for a changed F (chol_dense.c)
   int lu_refused;      // dense LU fallbacks refused for size (TSR_CHOL_LU_MAX)
+  int row_updates;     // of the factorizations: sparse factors updated for a changed F (chol_rowmod.c)
 } TsrCholStats;
 
 TsrChol *tsr_chol_create(void);

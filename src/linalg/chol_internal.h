@@ -5,6 +5,7 @@
 
 #include <cholmod.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "linalg/chol.h"
 
@@ -86,6 +87,24 @@ struct TsrChol {
   int cap_dscr;
   double *dinv;  // 1 / diagonal of the dense factor, when dinv_ok (small_solve)
   int cap_dinv, dinv_ok;
+  unsigned order_gen;  // bumped whenever perm is computed anew
+  // The LDL^T factor held (Lp ... for sym_F) is of A_{sym_F} + ldl_shift I
+  // for the matrix of generation ldl_gen and the order of ldl_order.
+  int ldl_ok;
+  unsigned ldl_gen, ldl_order;
+  double ldl_shift;
+  // Row modifications (chol_rowmod.c): U is the m x m LDL^T of M(F) in the
+  // order of perm at uorder; uin: row in F (by row), uat: (by position);
+  // upinv: position of a row; upos: F[k]'s position for the F factorised
+  // last; zpos, uy: scratch; uR: the column being added.
+  cholmod_factor *U;
+  cholmod_sparse *uR;
+  int8_t *uin, *uat;
+  int *upinv, *upos, *zpos;
+  double *uy;
+  int cap_u, um, un, uvalid, uops, no_rowmod;
+  unsigned ugen, uorder;
+  double ushift;
   TsrCholStats stats;
 };
 
@@ -100,5 +119,20 @@ int tsr_chol_dense_solve_many(double *X, int nrhs, TsrChol *c);
 int tsr_chol_dense_schur(double *Gt, int ng, double *S, TsrChol *c);
 // S = Z^T Z (ng x ng, both triangles) for Z nf x ng column-major (BLAS dsyrk).
 void tsr_chol_syrk_full(int nf, int ng, const double *Z, double *S);
+
+// CHOLMOD called with no active OpenMP level left when the caller is the
+// only thread running (chol.c explains); end with the begin's value.
+int tsr_chol_serial_begin(void);
+void tsr_chol_serial_end(int levels);
+// chol_rowmod.c: A_FF + shift I by row updates of the last sparse factor,
+// when F differs from its set by a few rows. 0: done (method
+// TSR_CHOL_SPARSE_MOD, or TSR_CHOL_SPARSE_LDL when the LDL factor held is
+// A_FF's), 1: factorise afresh, < 0 failure. note_ldl after each LDL
+// factorisation; free with the chol.
+int tsr_chol_rowmod(const int *F, int nf, double shift, TsrChol *c);
+void tsr_chol_rowmod_note_ldl(double shift, TsrChol *c);
+int tsr_chol_rowmod_solve(const double *rhs, double *x, TsrChol *c);
+int tsr_chol_rowmod_schur(double *Gt, int ng, double *S, TsrChol *c);
+void tsr_chol_rowmod_free(TsrChol *c);
 
 #endif

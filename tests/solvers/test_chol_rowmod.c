@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+// The sparse LDL^T of linalg/chol_rowmod.c follows a changing free set F by
+// CHOLMOD's row deletions and additions. Whatever the sequence of F, shift
+// and matrix, a factorisation must solve (A + shift I)_FF x = r and give
+// G A_FF^-1 G^T as a fresh LAPACK factorisation of the same matrix does, up
+// to rounding amplified by cond: here cond(A) ~ 1e3 (a weighted grid
+// Laplacian plus 1e-2 I, the sparse pattern of a pile's contacts), and the
+// tolerance 1e-9 (relative to the solution) leaves a margin of ~1e3 over
+// cond * eps * (rows updated in a row, at most 256). The walk changes F by
+// 1-3 rows at a time (updates), now and then by many, shifts it, sets the
+// matrix again, and orders some rows last (tsr_chol_order_last, as the
+// substructured solvers do); it checks that updates happened and that a
+// chol with TSR_CHOL_NO_ROWMOD=1 made none. A row that makes A_FF
+// indefinite is refused as the fresh factorisation refuses it.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linalg/chol.h"
+#include "test_util.h"
+#include "tsr_test.h"
+
+extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
+extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda, double *b,
+                    const int *ldb, int *info);
+
+// x = (A + shift I)_FF^-1 rhs by LAPACK (A dense, m x m, symmetric).
+static void reference_solve(const double *A, int m, const int *F, int nf, double shift, const double *rhs, double *x) {
+  double *D = malloc((size_t)nf * nf * sizeof *D);
+  for (int b = 0; b < nf; b++)
+    for (int a = 0; a < nf; a++) D[(size_t)b * nf + a] = A[(size_t)F[a] * m + F[b]] + (a == b ? shift : 0.0);
+  int info = 0, one = 1;
+  dpotrf_("L", &nf, D, &nf, &info);
+  ENSURE(info == 0);
+  memcpy(x, rhs, (size_t)nf * sizeof *x);
+  dpotrs_("L", &nf, &one, D, &nf, x, &nf, &info);
+  ENSURE(info == 0);
+  free(D);
+}
+
+static double max_abs(const double *v, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s = fmax(s, fabs(v[i]));
+  return s;
+}
+
+// A weighted n x n grid Laplacian (edge weights in [0.5, 1.5]) plus 1e-2 I,
+// dense (A) and CSC with both triangles (Ap, Ai, Ax; nnz returned).
+static int grid(Rng *r, int n, double *A, int *Ap, int *Ai, double *Ax) {
+  int m = n * n;
+  memset(A, 0, (size_t)m * m * sizeof *A);
+  for (int i = 0; i < m; i++) A[(size_t)i * m + i] = 1e-2;
+  for (int y = 0; y < n; y++)
+    for (int x = 0; x < n; x++) {
+      int i = y * n + x, nb[2] = {x + 1 < n ? i + 1 : -1, y + 1 < n ? i + n : -1};
+      for (int k = 0; k < 2; k++) {
+        int j = nb[k];
+        if (j < 0) continue;
+        double w = rng_range(r, 0.5, 1.5);
+        A[(size_t)i * m + j] = A[(size_t)j * m + i] = -w;
+        A[(size_t)i * m + i] += w;
+        A[(size_t)j * m + j] += w;
+      }
+    }
+  int z = 0;
+  for (int j = 0; j < m; j++) {
+    Ap[j] = z;
+    for (int i = 0; i < m; i++)
+      if (A[(size_t)i * m + j] != 0.0) Ai[z] = i, Ax[z++] = A[(size_t)i * m + j];
+  }
+  Ap[m] = z;
+  return z;
+}
+
+typedef struct {
+  int total, updates;
+  double worst_x, worst_s;
+} WalkResult;
+
+// The walk on a chol made with TSR_CHOL_NO_ROWMOD set to no_rowmod; x_out
+// (steps x m) receives each step's solution.
+static WalkResult walk(int n, uint64_t seed, int no_rowmod, double *x_out) {
+  Rng r = {seed};
+  int m = n * n, steps = 160, ng = 6;
+  double *A = malloc((size_t)m * m * sizeof *A), *Ax = malloc((size_t)5 * m * sizeof *Ax);
+  int *Ap = malloc((size_t)(m + 1) * sizeof *Ap), *Ai = malloc((size_t)5 * m * sizeof *Ai);
+  grid(&r, n, A, Ap, Ai, Ax);
+  if (no_rowmod) setenv("TSR_CHOL_NO_ROWMOD", "1", 1);
+  TsrChol *c = tsr_chol_create();
+  unsetenv("TSR_CHOL_NO_ROWMOD");
+  ENSURE(c != NULL);
+  ENSURE(tsr_chol_set_matrix(m, Ap, Ai, Ax, 1, c) == 0);
+  int8_t *in = calloc((size_t)m, 1), *last = calloc((size_t)m, 1);
+  for (int i = 0; i < m; i++) in[i] = rng_uniform(&r) < 0.7;
+  int *F = malloc((size_t)m * sizeof *F);
+  double *rhs = malloc((size_t)m * sizeof *rhs), *xr = malloc((size_t)m * sizeof *xr);
+  double *Gt = malloc((size_t)m * ng * sizeof *Gt), *G0 = malloc((size_t)m * ng * sizeof *G0);
+  double *S = malloc((size_t)ng * ng * sizeof *S), *K = malloc((size_t)m * sizeof *K);
+  WalkResult res = {0};
+  double shift = 0.0;
+  for (int step = 0; step < steps; step++) {
+    int changes = step % 23 == 22 ? m / 4 : 1 + rng_int(&r, 3);
+    for (int k = 0; k < changes; k++) in[rng_int(&r, m)] ^= 1;
+    if (step % 31 == 30) shift = shift > 0.0 ? 0.0 : 1e-3;  // PN's Levenberg-Marquardt shift
+    if (step % 47 == 46) ENSURE(tsr_chol_set_matrix(m, Ap, Ai, Ax, 1, c) == 0);
+    if (step == 80) {  // the rows of one grid column last (a subsystem's coupled rows)
+      for (int i = 0; i < m; i++) last[i] = i % n == n - 1;
+      ENSURE(tsr_chol_order_last(m, last, c) == 0);
+    }
+    int nf = 0;
+    for (int i = 0; i < m; i++)
+      if (in[i]) F[nf++] = i;
+    ENSURE(tsr_chol_factor_shifted(F, nf, shift, c) == 0);
+    int method = tsr_chol_method(c);
+    ENSURE_MSG(method == TSR_CHOL_SPARSE_LDL || method == TSR_CHOL_SPARSE_MOD, "step %d: method %d", step, method);
+    double *x = x_out + (size_t)step * m;
+    for (int k = 0; k < nf; k++) rhs[k] = rng_range(&r, -1, 1);
+    ENSURE(tsr_chol_solve(rhs, x, c) == 0);
+    reference_solve(A, m, F, nf, shift, rhs, xr);
+    for (int k = 0; k < nf; k++) xr[k] -= x[k];
+    res.worst_x = fmax(res.worst_x, max_abs(xr, nf) / max_abs(x, nf));
+    // S = G A_FF^-1 G^T against G (A_FF^-1 G^T), G over the rows near the
+    // last grid column (those ordered last from step 80 on) and a few others.
+    for (int a = 0; a < ng; a++)
+      for (int k = 0; k < nf; k++)
+        Gt[(size_t)a * nf + k] = G0[(size_t)a * nf + k] =
+            F[k] % n >= n - 2 || rng_uniform(&r) < 0.01 ? rng_range(&r, -1, 1) : 0.0;
+    ENSURE(tsr_chol_schur(Gt, ng, S, c) == 0);
+    double smax = max_abs(S, ng * ng), es = 0;
+    for (int b = 0; b < ng; b++) {
+      reference_solve(A, m, F, nf, shift, G0 + (size_t)b * nf, K);
+      for (int a = 0; a < ng; a++) {
+        double v = 0;
+        for (int k = 0; k < nf; k++) v += G0[(size_t)a * nf + k] * K[k];
+        es = fmax(es, fabs(v - S[a + (size_t)b * ng]));
+      }
+    }
+    res.worst_s = fmax(res.worst_s, es / smax);
+  }
+  res.total = tsr_chol_stats(c)->factorizations;
+  res.updates = tsr_chol_stats(c)->row_updates;
+  tsr_chol_free(&c);
+  free(A), free(Ap), free(Ai), free(Ax), free(in), free(last), free(F), free(rhs), free(xr), free(Gt), free(G0),
+      free(S), free(K);
+  return res;
+}
+
+static void test_rowmod_walks(void) {
+  const int sizes[2] = {20, 28};
+  for (int t = 0; t < 2; t++) {
+    int n = sizes[t], m = n * n;
+    double *x1 = malloc((size_t)160 * m * sizeof *x1), *x0 = malloc((size_t)160 * m * sizeof *x0);
+    WalkResult on = walk(n, 11 + t, 0, x1), off = walk(n, 11 + t, 1, x0);
+    printf("  m=%d: %d factorisations, %d of them row updates; worst relative error: solve %.2e, Schur %.2e\n", m,
+           on.total, on.updates, on.worst_x, on.worst_s);
+    printf("  m=%d, TSR_CHOL_NO_ROWMOD=1: %d factorisations, %d row updates; solve %.2e, Schur %.2e\n", m, off.total,
+           off.updates, off.worst_x, off.worst_s);
+    ENSURE(on.updates > on.total / 2);  // the walk is mostly small changes
+    ENSURE(on.updates < on.total);      // and sometimes large ones, shifts, new matrices
+    ENSURE(off.updates == 0);
+    ENSURE(on.worst_x < 1e-9 && on.worst_s < 1e-9);
+    ENSURE(off.worst_x < 1e-9 && off.worst_s < 1e-9);
+    free(x1), free(x0);
+  }
+}
+
+// Row p (weakly tied to the grid: diagonal 1e-3, coupling -1 to row q, whose
+// diagonal is ~4) makes A_FF indefinite whenever q is free too. Adding p to
+// a free set holding q, one row more than the factor held, must be refused
+// as the fresh factorisation refuses it (-2: not positive definite above
+// TSR_CHOL_DENSE_MAX rows), and the factorisations after it, without p,
+// must solve again.
+static void test_rowmod_indefinite(void) {
+  Rng r = {5};
+  int n = 16, m = n * n, p = 5 * n + 5, q = p + 1;
+  double *A = malloc((size_t)m * m * sizeof *A), *Ax = malloc((size_t)5 * m * sizeof *Ax);
+  int *Ap = malloc((size_t)(m + 1) * sizeof *Ap), *Ai = malloc((size_t)5 * m * sizeof *Ai), *F = malloc(m * sizeof *F);
+  grid(&r, n, A, Ap, Ai, Ax);
+  for (int j = 0; j < m; j++)  // row and column p: only the diagonal and q
+    for (int k = Ap[j]; k < Ap[j + 1]; k++) {
+      int i = Ai[k];
+      if (i == p && j == p)
+        Ax[k] = 1e-3;
+      else if ((i == p && j == q) || (i == q && j == p))
+        Ax[k] = -1.0;
+      else if (i == p || j == p)
+        Ax[k] = 0.0;
+    }
+  double *rhs = malloc((size_t)m * sizeof *rhs), *x = malloc((size_t)m * sizeof *x);
+  for (int k = 0; k < m; k++) rhs[k] = 1.0;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass) setenv("TSR_CHOL_NO_ROWMOD", "1", 1);
+    TsrChol *c = tsr_chol_create();
+    unsetenv("TSR_CHOL_NO_ROWMOD");
+    ENSURE(tsr_chol_set_matrix(m, Ap, Ai, Ax, 1, c) == 0);
+    int rcs[4];
+    for (int s = 0; s < 4; s++) {  // without p (twice: the second is an update), with p, without p
+      int nf = 0;
+      for (int i = 0; i < m; i++)
+        if ((i != p || s == 2) && (s != 1 || i != 3)) F[nf++] = i;
+      rcs[s] = tsr_chol_factor(F, nf, c);
+      if (rcs[s] == 0) ENSURE(tsr_chol_solve(rhs, x, c) == 0 && isfinite(max_abs(x, nf)));
+    }
+    printf("  %s: return codes %d %d %d %d, %d row updates\n", pass ? "TSR_CHOL_NO_ROWMOD=1" : "row updates", rcs[0],
+           rcs[1], rcs[2], rcs[3], tsr_chol_stats(c)->row_updates);
+    ENSURE(rcs[0] == 0 && rcs[1] == 0 && rcs[2] == -2 && rcs[3] == 0);
+    if (!pass) ENSURE(tsr_chol_stats(c)->row_updates >= 1);
+    tsr_chol_free(&c);
+  }
+  free(A), free(Ax), free(Ap), free(Ai), free(F), free(rhs), free(x);
+}
+
+int main(void) {
+  RUN_TEST(test_rowmod_walks);
+  RUN_TEST(test_rowmod_indefinite);
+  return TSR_TEST_RESULT();
+}
