@@ -1155,6 +1155,22 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, _, err = run("run", rock, "-o", h5, "--overwrite", "--steps", "3", "--dump-mlcp", dump, "--dump-steps", "10", "-q")
     check(rc == 0 and "--dump-mlcp wrote nothing: the run took 3 steps" in err,
           "run --steps 3 --dump-steps 10: exit 0 with a warning (%d: %s)" % (rc, err.strip()[-160:]))
+    # A dump file that cannot be written (a folder already has its name:
+    # fopen fails even for root, who writes into read-only folders) is said
+    # once and ends the dump, not the run: the steps before it are kept, none
+    # after it is written, the run file is complete with every step, and the
+    # command exits 1.
+    dump2 = os.path.join(tmp, "dump2")
+    os.makedirs(os.path.join(dump2, "relay_rock_pile_000021.dat"))
+    rc, _, err = run("run", rock, "-o", h5, "--overwrite", "--steps", "24", "--dump-mlcp", dump2, "--dump-steps",
+                     "20-23", "-q")
+    names = sorted(n for n in os.listdir(dump2) if os.path.isfile(os.path.join(dump2, n)))
+    with h5py.File(h5, "r") as f:
+        complete, frames = int(f.attrs["complete"]), len(f["frames/time"])
+    check(rc == 1 and names == ["relay_rock_pile_000020.dat"] and err.count("--dump-mlcp: cannot write") == 1
+          and "(at step 21)" in err and complete == 1 and frames == 25,
+          "run --dump-steps 20-23, step 21's file not writable: exit 1, said once, step 20 kept, run complete "
+          "(%d: %s; files %s, complete %d, %d frames)" % (rc, err.strip()[-200:], names, complete, frames))
     # Usage: each option needs the other, a range runs forward, the folder
     # must be one; each is refused before a run file is written.
     plain = os.path.join(tmp, "plain")
