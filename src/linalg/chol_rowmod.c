@@ -17,10 +17,11 @@
 // F takes its column of A: CHOLMOD's rowdel and rowadd (Davis and Hager,
 // "Row modifications of a sparse Cholesky factorization", SIAM J. Matrix
 // Anal. Appl. 26(3), 2005), each a rank-2 modification along one path of the
-// elimination tree. On chain_drop step 578 (1,968 rows): ~11 us a row against
+// elimination tree. On chain_drop step 578 (1,968 rows): 6-11 us a row against
 // 140-210 us for a new factorisation. Solves scatter into and gather from
-// M's order. The module is GPL-2.0+ (CHOLMOD/Modify), as CHOLMOD/Supernodal
-// that chol.c already links.
+// M's order. CHOLMOD's Modify module, which this calls, is GPL-2.0+, as is
+// its Supernodal module, which chol.c already calls (both in Debian's
+// libcholmod that we link).
 //
 // The first update after an LDL factorisation copies that factor into a
 // CHOLMOD one (O(m + |L|)). A new factorisation is made instead when A may
