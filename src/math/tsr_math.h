@@ -23,6 +23,9 @@ typedef struct {
 // max(m, v) for running maxima in hot loops: a NaN v is skipped, as fmax
 // does, but inline (GCC calls libm's fmax unless -ffinite-math-only).
 static inline double tsr_maxd(double m, double v) { return v > m ? v : m; }
+// fmax(a, b) itself (a NaN argument gives the other), inline: for maxima
+// whose first argument may be NaN, and wherever fmax's exact result is kept.
+static inline double tsr_fmax(double a, double b) { return a != a ? b : b > a ? b : a; }
 
 static inline TsrVec3 tsr_v3(double x, double y, double z) { return (TsrVec3){x, y, z}; }
 static inline TsrVec3 tsr_v3_add(TsrVec3 a, TsrVec3 b) { return tsr_v3(a.x + b.x, a.y + b.y, a.z + b.z); }

@@ -272,8 +272,8 @@ void tsr_mlcp_matvec(const TsrMlcp *p, const double *x, double *y) {
 double tsr_mlcp_relative_residual(const TsrMlcp *p, const double *lambda, const double *w, double *sigma, double *rho) {
   int m = p->m;
   double linf = 0.0, amax = 0.0, mx = 0.0;
-  for (int i = 0; i < m; i++) linf = fmax(linf, fabs(lambda[i]));
-  for (int q = 0; q < (m > 0 ? p->Ap[m] : 0); q++) amax = fmax(amax, fabs(p->Ax[q]));
+  for (int i = 0; i < m; i++) linf = tsr_fmax(linf, fabs(lambda[i]));
+  for (int q = 0; q < (m > 0 ? p->Ap[m] : 0); q++) amax = tsr_fmax(amax, fabs(p->Ax[q]));
   double delta = TSR_MLCP_ROW_NOISE * linf;
   for (int i = 0; i < m; i++) sigma[i] = fabs(p->b[i]);
   for (int j = 0; j < m; j++) {
@@ -283,7 +283,7 @@ double tsr_mlcp_relative_residual(const TsrMlcp *p, const double *lambda, const 
   }
   for (int i = 0; i < m; i++) {
     double r = tsr_mlcp_row_residual_slack(lambda[i], w[i], p->lo[i], p->hi[i], tsr_mlcp_diag(p, i), amax);
-    double ri = r > 0.0 ? r / fmax(sigma[i], DBL_MIN) : 0.0;
+    double ri = r > 0.0 ? r / tsr_fmax(sigma[i], DBL_MIN) : 0.0;
     if (rho) rho[i] = ri;
     if (!(ri <= mx)) mx = ri;  // NaN propagates
   }
@@ -308,7 +308,7 @@ int tsr_mlcp_holds_at_data(const TsrMlcp *p, const double *lambda, double tol, d
   double s = 0.0;
   for (int i = 0; i < m; i++) {
     if (!(t[i] <= DBL_MAX)) return 0;  // infinite or NaN data
-    s = fmax(s, t[i]);
+    s = tsr_fmax(s, t[i]);
   }
   // t_i = (|A| |lambda|)_i: the terms w_i is summed from, for its rounding.
   if (!(tsr_mlcp_abs_matvec(p, lambda, t) <= DBL_MAX)) return 0;  // an impulse of inf or NaN
@@ -330,7 +330,7 @@ double tsr_mlcp_abs_matvec(const TsrMlcp *p, const double *lambda, double *t) {
     for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++) t[p->Ai[q]] += fabs(p->Ax[q]) * l;
   }
   double mx = 0.0;
-  for (int i = 0; i < m; i++) mx = fmax(mx, t[i]);
+  for (int i = 0; i < m; i++) mx = tsr_fmax(mx, t[i]);
   return mx;
 }
 
@@ -382,14 +382,14 @@ void tsr_mlcp_index_set(const TsrMlcp *p, const double *lambda, double eta, int8
   // symmetric for multibody A; otherwise the rows row i's impulse acts on).
   for (int i = 0; i < p->m; i++) {
     double scale = fabs(lambda[i]);
-    for (int q = p->Ap[i]; q < p->Ap[i + 1]; q++) scale = fmax(scale, fabs(lambda[p->Ai[q]]));
+    for (int q = p->Ap[i]; q < p->Ap[i + 1]; q++) scale = tsr_fmax(scale, fabs(lambda[p->Ai[q]]));
     double lo = p->lo[i], hi = p->hi[i], l = lambda[i];
     int8_t s = TSR_INDEX_FREE;
     if (lo == hi)
       s = TSR_INDEX_LOWER;
-    else if (isfinite(lo) && l - lo <= eta * fmax(fabs(lo), scale))
+    else if (isfinite(lo) && l - lo <= eta * tsr_fmax(fabs(lo), scale))
       s = TSR_INDEX_LOWER;
-    else if (isfinite(hi) && hi - l <= eta * fmax(fabs(hi), scale))
+    else if (isfinite(hi) && hi - l <= eta * tsr_fmax(fabs(hi), scale))
       s = TSR_INDEX_UPPER;
     index_set[i] = s;
   }

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "math/tsr_math.h"
+
 // Row types, as stored in /constraints/type (OUTPUT.md).
 enum {
   TSR_ROW_JOINT = 0,
@@ -87,7 +89,7 @@ int tsr_mlcp_assemble(const TsrRowSet *rows, int n_bodies, const double *inv_mas
 // |b|_inf (fmax: a NaN entry is skipped).
 static inline double tsr_mlcp_b_inf(const TsrMlcp *p) {
   double bmax = 0.0;
-  for (int i = 0; i < p->m; i++) bmax = fmax(bmax, fabs(p->b[i]));
+  for (int i = 0; i < p->m; i++) bmax = tsr_fmax(bmax, fabs(p->b[i]));
   return bmax;
 }
 

@@ -50,7 +50,7 @@ int tsr_bpp_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambd
 
 static inline int tsr_singular_no_solution(double berr, double r_inf, const double *rhs, int nf) {
   double rhs_inf = 0.0;
-  for (int k = 0; k < nf; k++) rhs_inf = fmax(rhs_inf, fabs(rhs[k]));
+  for (int k = 0; k < nf; k++) rhs_inf = tsr_fmax(rhs_inf, fabs(rhs[k]));
   return !(berr <= TSR_SINGULAR_BERR) || !(r_inf <= TSR_SINGULAR_BERR * rhs_inf);
 }
 
