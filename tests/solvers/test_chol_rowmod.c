@@ -211,8 +211,58 @@ static void test_rowmod_indefinite(void) {
   free(A), free(Ax), free(Ap), free(Ai), free(F), free(rhs), free(x);
 }
 
+// One chol serving two matrices of different orders in turn (a thread's
+// chol solving the subsystems scheduled on it), a few factorisations of
+// each between tsr_chol_set_matrix calls, each walking its own free set: a
+// factor kept for one matrix must never be updated into the other's.
+static void test_rowmod_two_matrices(void) {
+  Rng r = {23};
+  const int n[2] = {14, 19};
+  double *A[2], *Ax[2];
+  int *Ap[2], *Ai[2];
+  int8_t *in[2];
+  for (int t = 0; t < 2; t++) {
+    int m = n[t] * n[t];
+    A[t] = malloc((size_t)m * m * sizeof *A[t]);
+    Ax[t] = malloc((size_t)5 * m * sizeof *Ax[t]);
+    Ap[t] = malloc((size_t)(m + 1) * sizeof *Ap[t]);
+    Ai[t] = malloc((size_t)5 * m * sizeof *Ai[t]);
+    grid(&r, n[t], A[t], Ap[t], Ai[t], Ax[t]);
+    in[t] = malloc((size_t)m);
+    for (int i = 0; i < m; i++) in[t][i] = rng_uniform(&r) < 0.8;
+  }
+  int mmax = n[1] * n[1], *F = malloc((size_t)mmax * sizeof *F);
+  double *rhs = malloc((size_t)mmax * sizeof *rhs), *x = malloc((size_t)mmax * sizeof *x),
+         *xr = malloc((size_t)mmax * sizeof *xr), worst = 0.0;
+  TsrChol *c = tsr_chol_create();
+  for (int round = 0; round < 40; round++) {
+    int t = round % 2, m = n[t] * n[t];
+    ENSURE(tsr_chol_set_matrix(m, Ap[t], Ai[t], Ax[t], 1, c) == 0);
+    for (int k = 0; k < 4; k++) {
+      in[t][rng_int(&r, m)] ^= 1;
+      int nf = 0;
+      for (int i = 0; i < m; i++)
+        if (in[t][i]) F[nf++] = i;
+      ENSURE(tsr_chol_factor(F, nf, c) == 0);
+      for (int q = 0; q < nf; q++) rhs[q] = rng_range(&r, -1, 1);
+      ENSURE(tsr_chol_solve(rhs, x, c) == 0);
+      reference_solve(A[t], m, F, nf, 0.0, rhs, xr);
+      for (int q = 0; q < nf; q++) xr[q] -= x[q];
+      worst = fmax(worst, max_abs(xr, nf) / max_abs(x, nf));
+    }
+  }
+  int total = tsr_chol_stats(c)->factorizations, updates = tsr_chol_stats(c)->row_updates;
+  printf("  %d factorisations, %d row updates; worst relative error %.2e\n", total, updates, worst);
+  ENSURE(updates >= total / 2);  // 3 of each round's 4 while F keeps 128 rows or more
+  ENSURE(worst < 1e-9);
+  tsr_chol_free(&c);
+  for (int t = 0; t < 2; t++) free(A[t]), free(Ax[t]), free(Ap[t]), free(Ai[t]), free(in[t]);
+  free(F), free(rhs), free(x), free(xr);
+}
+
 int main(void) {
   RUN_TEST(test_rowmod_walks);
+  RUN_TEST(test_rowmod_two_matrices);
   RUN_TEST(test_rowmod_indefinite);
   return TSR_TEST_RESULT();
 }
