@@ -19,31 +19,8 @@
 
 #include "linalg/chol.h"
 #include "test_util.h"
+#include "chol_reference.h"
 #include "tsr_test.h"
-
-extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
-extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda, double *b,
-                    const int *ldb, int *info);
-
-// x = (A + shift I)_FF^-1 rhs by LAPACK (A dense, m x m, symmetric).
-static void reference_solve(const double *A, int m, const int *F, int nf, double shift, const double *rhs, double *x) {
-  double *D = malloc((size_t)nf * nf * sizeof *D);
-  for (int b = 0; b < nf; b++)
-    for (int a = 0; a < nf; a++) D[(size_t)b * nf + a] = A[(size_t)F[a] * m + F[b]] + (a == b ? shift : 0.0);
-  int info = 0, one = 1;
-  dpotrf_("L", &nf, D, &nf, &info);
-  ENSURE(info == 0);
-  memcpy(x, rhs, (size_t)nf * sizeof *x);
-  dpotrs_("L", &nf, &one, D, &nf, x, &nf, &info);
-  ENSURE(info == 0);
-  free(D);
-}
-
-static double max_abs(const double *v, int n) {
-  double s = 0;
-  for (int i = 0; i < n; i++) s = fmax(s, fabs(v[i]));
-  return s;
-}
 
 // A weighted n x n grid Laplacian (edge weights in [0.5, 1.5]) plus 1e-2 I,
 // dense (A) and CSC with both triangles (Ap, Ai, Ax; nnz returned).
@@ -63,14 +40,7 @@ static int grid(Rng *r, int n, double *A, int *Ap, int *Ai, double *Ax) {
         A[(size_t)j * m + j] += w;
       }
     }
-  int z = 0;
-  for (int j = 0; j < m; j++) {
-    Ap[j] = z;
-    for (int i = 0; i < m; i++)
-      if (A[(size_t)i * m + j] != 0.0) Ai[z] = i, Ax[z++] = A[(size_t)i * m + j];
-  }
-  Ap[m] = z;
-  return z;
+  return dense_to_csc(A, m, Ap, Ai, Ax);
 }
 
 typedef struct {

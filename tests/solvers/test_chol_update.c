@@ -15,31 +15,8 @@
 
 #include "linalg/chol.h"
 #include "test_util.h"
+#include "chol_reference.h"
 #include "tsr_test.h"
-
-extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
-extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda, double *b,
-                    const int *ldb, int *info);
-
-// x = A_FF^-1 rhs by LAPACK (A dense row-major m x m).
-static void reference_solve(const double *A, int m, const int *F, int nf, const double *rhs, double *x) {
-  double *D = malloc((size_t)nf * nf * sizeof *D);
-  for (int b = 0; b < nf; b++)
-    for (int a = 0; a < nf; a++) D[(size_t)b * nf + a] = A[(size_t)F[a] * m + F[b]];
-  int info = 0, one = 1;
-  dpotrf_("L", &nf, D, &nf, &info);
-  ENSURE(info == 0);
-  memcpy(x, rhs, (size_t)nf * sizeof *x);
-  dpotrs_("L", &nf, &one, D, &nf, x, &nf, &info);
-  ENSURE(info == 0);
-  free(D);
-}
-
-static double max_abs(const double *v, int n) {
-  double s = 0;
-  for (int i = 0; i < n; i++) s = fmax(s, fabs(v[i]));
-  return s;
-}
 
 // grow: F starts with 10 rows and gains one or two per step (so the factor
 // outgrows the room it was given and moves to a larger leading dimension).
@@ -82,7 +59,7 @@ static void walk(int m, uint64_t seed, int grow) {
     ENSURE(tsr_chol_method(c) == TSR_CHOL_DENSE_LLT);
     for (int k = 0; k < nf; k++) rhs[k] = rng_range(&r, -1, 1);
     ENSURE(tsr_chol_solve(rhs, x, c) == 0);
-    reference_solve(A, m, F, nf, rhs, xr);
+    reference_solve(A, m, F, nf, 0.0, rhs, xr);
     for (int k = 0; k < nf; k++) xr[k] -= x[k];
     double ex = max_abs(xr, nf) / max_abs(x, nf);
     worst_x = fmax(worst_x, ex);
@@ -91,7 +68,7 @@ static void walk(int m, uint64_t seed, int grow) {
     ENSURE(tsr_chol_schur(Gt, ng, S, c) == 0);
     double smax = max_abs(S, ng * ng), es = 0;
     for (int b = 0; b < ng; b++) {
-      reference_solve(A, m, F, nf, G0 + (size_t)b * nf, K);
+      reference_solve(A, m, F, nf, 0.0, G0 + (size_t)b * nf, K);
       for (int a = 0; a < ng; a++) {
         double v = 0;
         for (int k = 0; k < nf; k++) v += G0[(size_t)a * nf + k] * K[k];
@@ -119,19 +96,6 @@ static void test_update_walks(void) {
   walk(120, 2, 0);
   walk(200, 3, 0);
   walk(240, 4, 1);
-}
-
-// The nonzeros of the dense row-major m x m matrix A as CSC (both
-// triangles). Returns nnz.
-static int dense_to_csc(const double *A, int m, int *Ap, int *Ai, double *Ax) {
-  int z = 0;
-  for (int j = 0; j < m; j++) {
-    Ap[j] = z;
-    for (int i = 0; i < m; i++)
-      if (A[(size_t)i * m + j] != 0.0) Ai[z] = i, Ax[z++] = A[(size_t)i * m + j];
-  }
-  Ap[m] = z;
-  return z;
 }
 
 // A diagonally dominant (SPD) m x m CSC matrix, both triangles: a random
@@ -185,7 +149,7 @@ static void test_fill_routing(void) {
                  tsr_chol_stats(c)->analyses - analyses);
     for (int k = 0; k < m; k++) rhs[k] = rng_range(&r, -1, 1);
     ENSURE(tsr_chol_solve(rhs, x, c) == 0);
-    reference_solve(A, m, F, m, rhs, xr);
+    reference_solve(A, m, F, m, 0.0, rhs, xr);
     for (int k = 0; k < m; k++) xr[k] -= x[k];
     double e = max_abs(xr, m) / max_abs(x, m);
     printf("  kind %d: nnz %d (%.1f%%), method %d, relative error %.2e\n", kind, nnz, 100.0 * nnz / ((double)m * m),
@@ -233,7 +197,7 @@ static void test_sparse_gather(void) {
       ENSURE_MSG(tsr_chol_method(c) == TSR_CHOL_SPARSE_LDL, "kind %d: method %d", kind, tsr_chol_method(c));
       for (int k = 0; k < nf; k++) rhs[k] = rng_range(&r, -1, 1);
       ENSURE(tsr_chol_solve(rhs, x, c) == 0);
-      reference_solve(As, m, F, nf, rhs, xr);
+      reference_solve(As, m, F, nf, 0.0, rhs, xr);
       for (int k = 0; k < nf; k++) xr[k] -= x[k];
       worst = fmax(worst, max_abs(xr, nf) / max_abs(x, nf));
     }
