@@ -102,7 +102,7 @@ struct TsrChol {
   int8_t *uin, *uat;
   int *upinv, *upos, *zpos;
   double *uy;
-  int cap_u, um, un, uvalid, uops, no_rowmod;
+  int cap_u, un, uvalid, uops, no_rowmod;
   unsigned ugen, uorder;
   double ushift;
   TsrCholStats stats;

@@ -181,7 +181,8 @@ static int add_row(int g, double shift, TsrChol *c) {
 int tsr_chol_rowmod(const int *F, int nf, double shift, TsrChol *c) {
   int m = c->m;
   if (c->no_rowmod || !c->symmetric || nf < ROWMOD_MIN_ROWS || c->force_path) return 1;
-  int from_u = c->uvalid && c->ugen == c->gen && c->uorder == c->order_gen && c->ushift == shift && c->um == m;
+  int from_u =
+      c->uvalid && c->ugen == c->gen && c->uorder == c->order_gen && c->ushift == shift && c->U->n == (size_t)m;
   int from_ldl = !from_u && c->ldl_ok && c->ldl_gen == c->gen && c->ldl_order == c->order_gen &&
                  c->ldl_shift == shift && c->sym_valid;
   if (!from_u && !from_ldl) return 1;
@@ -212,7 +213,6 @@ int tsr_chol_rowmod(const int *F, int nf, double shift, TsrChol *c) {
   }
   c->uR->nrow = (size_t)m;
   if (from_ldl) {
-    c->um = m;
     if (copy_ldl(c)) {
       c->uvalid = 0;
       return 1;
