@@ -4,13 +4,16 @@
 // BPP warm-started from the given index set; a solve that runs out of pivots
 // gets more chances from other starts, and the result with the lowest
 // residual is kept:
-//   0. (symmetric A, every multibody step) projected Newton on the box QP the
-//      MLCP is the optimality system of (solvers/pn.c), from the caller's
-//      warm start after a few sweeps of projected Gauss-Seidel
-//      (PN_PGS_SWEEPS), with PN_BUDGET times the pivot budget in Newton steps;
-//      it decreases the QP's objective at every step, so it converges where
-//      block pivoting wanders. Its index set then re-seeds BPP when it stops
-//      short;
+//   0. (symmetric A, every multibody step) from the caller's warm start
+//      after a few sweeps of projected Gauss-Seidel (PN_PGS_SWEEPS): the
+//      primal active-set method on the box QP the MLCP is the optimality
+//      system of (solvers/pas.c), while its factorisations are row updates
+//      (PAS_FIRST_*); then projected Newton (solvers/pn.c) from the same
+//      start, with PN_BUDGET times the pivot budget in Newton steps; then
+//      the active-set method from where projected Newton stopped. Both
+//      decrease the QP's objective at every step, so they converge where
+//      block pivoting wanders. The last iterate's index set then re-seeds
+//      BPP;
 //   1. BPP from all-free with twice the pivot budget: near a change of
 //      contact topology the previous step's set can be a poor start
 //      (chain_drop: 50 pivots failed warm, 19 sufficed cold);
@@ -35,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solvers/pas.h"
 #include "solvers/pgs.h"
 #include "solvers/pn.h"
 #include "util/clock.h"
@@ -78,18 +82,44 @@
 // tsr_bpp_retry_solve), kappa_iter pivots each.
 #define CONTINUE_ROUNDS 8
 
+// The primal active-set method (solvers/pas.c) of stage 0. It changes its
+// working set by one row per factorisation, so it pays where those are row
+// updates of one factor (linalg/chol_rowmod.c: the sparse LDL^T path,
+// chains and piles of capsules) and the warm start is a few rows off: from
+// the swept warm start, chain_drop's restarted solves (direct-bpp, 1,700-
+// 1,900 rows) needed 0-60 changes, about 2 ms each solve, where projected
+// Newton took 20-60 factorisations; and it does not cycle at degenerate
+// points where projected Newton and block pivoting do (pas.c). Where the
+// factorisations are fresh (CHOLMOD's supernodal path: log_tower), each
+// change costs a whole factorisation, so the first attempt stops after
+// PAS_FIRST_FRESH fresh ones beyond the first and projected Newton goes on
+// from the swept start; it also stops at PAS_FIRST_BUDGET kappa_iter
+// changes (log_tower_256: 200 updated changes, 130 ms, and no solution).
+// After projected Newton, PAS_BUDGET kappa_iter changes of either kind.
+// Gravity ensembles (8 and 6 draws, 1 thread), median solve ms a step
+// without -> with: chain_drop direct-bpp 3.97 -> 2.81, schur-bpp 3.91 ->
+// 3.52; rock_pile direct-bpp 4.40 -> 3.11, schur-bpp 5.04 -> 4.15; the one
+// unconverged chain_drop step of those 16 runs (a projected Newton cycle,
+// residual 1.0e-6) solved. TSR_RETRY_NO_PAS=1 turns it off.
+#define PAS_BUDGET 4
+#define PAS_FIRST_BUDGET 2
+#define PAS_FIRST_FRESH 1
+
 struct TsrBppRetry {
   TsrPn *pn;
+  TsrPas *pas;
   TsrPgs *pgs;
-  int cap_lambda, cap_set, cap_start;
+  int cap_lambda, cap_set, cap_start, cap_swept;
   double *best_lambda;  // the best iterate so far
   int8_t *best_set;
   double *start;      // the caller's warm start (BPP does not read lambda)
+  double *swept;      // the warm start after PN_PGS_SWEEPS, where stage 0's methods start
   double *w, *sigma;  // polish's scratch
   int cap_w, cap_sigma;
   int stall;   // the stall exit on the first BPP (TSR_RETRY_STALL=0: off)
   int trace;   // TSR_RETRY_TRACE
   int sweeps;  // PN_PGS_SWEEPS, 0 with TSR_RETRY_NO_PGS=1
+  int use_pas;
 };
 
 TsrBppRetry *tsr_bpp_retry_create(void) {
@@ -99,6 +129,7 @@ TsrBppRetry *tsr_bpp_retry_create(void) {
   r->stall = !(e && !strcmp(e, "0"));
   r->trace = getenv("TSR_RETRY_TRACE") != NULL;
   r->sweeps = tsr_env_flag("TSR_RETRY_NO_PGS") ? 0 : PN_PGS_SWEEPS;
+  r->use_pas = !tsr_env_flag("TSR_RETRY_NO_PAS");
   return r;
 }
 
@@ -106,10 +137,12 @@ void tsr_bpp_retry_free(TsrBppRetry **pr) {
   TsrBppRetry *r = pr ? *pr : NULL;
   if (!r) return;
   tsr_pn_free(&r->pn);
+  tsr_pas_free(&r->pas);
   tsr_pgs_free(&r->pgs);
   free(r->best_lambda);
   free(r->best_set);
   free(r->start);
+  free(r->swept);
   free(r->w), free(r->sigma);
   free(r);
   *pr = NULL;
@@ -144,6 +177,23 @@ static int pn_stage(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *par
   if (stage_solved(prc, &st, spent, facts, stats)) return 0;
   keep_if_better(r, p, prc, &st, lambda, index_set, best);
   return prc;
+}
+
+// The primal active-set method (pas.c) from lambda, PAS_BUDGET kappa_iter
+// changes of its working set at most; as pn_stage. Returns 1 without
+// running where it is turned off.
+static int pas_stage(TsrBppRetry *r, const TsrMlcp *p, int max_iter, int max_fresh, double *lambda, int8_t *index_set,
+                     int *spent, int *facts, TsrSolveStats *stats, TsrSolveStats *best) {
+  if (!r->use_pas || !(r->pas || (r->pas = tsr_pas_create()))) return 1;
+  TsrSolveStats st = {0};
+  double t0 = r->trace ? tsr_now_seconds() : 0.0;
+  int arc = tsr_pas_solve(p, max_iter, max_fresh, lambda, index_set, &st, r->pas);
+  if (r->trace)
+    fprintf(stderr, "active set, %d rows: rc %d, %d changes, %d factorisations, residual %.3e, %.0f us\n", p->m, arc,
+            st.iterations, st.factorizations, st.residual, 1e6 * (tsr_now_seconds() - t0));
+  if (stage_solved(arc, &st, spent, facts, stats)) return 0;
+  keep_if_better(r, p, arc, &st, lambda, index_set, best);
+  return arc;
 }
 
 // BPP from the caller's index set (warm) or all-free, max_pivots pivots, its
@@ -362,15 +412,35 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   int spent = first.iterations, facts = first.factorizations, first_facts = first.factorizations;
   const char *stage = "best iterate kept";
   int by_pn = 0;  // the result is projected Newton's (polish: BPP from it first)
-  // 0. Projected Newton from the warm start after PN_PGS_SWEEPS sweeps of
-  // PGS, PN_BUDGET kappa_iter Newton steps at most.
+  // 0. From the warm start after PN_PGS_SWEEPS sweeps of PGS: the primal
+  // active-set method (PAS_BUDGET kappa_iter changes of its working set at
+  // most), then projected Newton from where it ended (PN_BUDGET kappa_iter
+  // Newton steps at most), then the active-set method again from projected
+  // Newton's iterate.
   if (p->symmetric && (r->pn || (r->pn = tsr_pn_create()))) {
     memcpy(lambda, r->start, (size_t)m * sizeof *lambda);
     pgs_sweeps(r, p, params, lambda);
+    if (tsr_grow((void **)&r->swept, &r->cap_swept, m + 1, sizeof *r->swept)) return -1;
+    memcpy(r->swept, lambda, (size_t)m * sizeof *lambda);
+    if (pas_stage(r, p, PAS_FIRST_BUDGET * params->max_pivots, PAS_FIRST_FRESH, lambda, index_set, &spent, &facts,
+                  stats, &first) == 0) {
+      rc = 0;
+      stage = "active set";
+      by_pn = 1;
+      goto done;
+    }
+    memcpy(lambda, r->swept, (size_t)m * sizeof *lambda);
     int prc = pn_stage(r, p, params, lambda, index_set, &spent, &facts, stats, &first);
     if (prc == 0) {
       rc = 0;
       stage = "projected Newton";
+      by_pn = 1;
+      goto done;
+    }
+    if (prc > 0 && pas_stage(r, p, PAS_BUDGET * params->max_pivots, PAS_BUDGET * params->max_pivots, lambda, index_set,
+                             &spent, &facts, stats, &first) == 0) {
+      rc = 0;
+      stage = "active set after projected Newton";
       by_pn = 1;
       goto done;
     }
