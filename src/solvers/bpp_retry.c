@@ -437,8 +437,8 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
       by_pn = 1;
       goto done;
     }
-    if (prc > 0 && pas_stage(r, p, PAS_BUDGET * params->max_pivots, PAS_BUDGET * params->max_pivots, lambda, index_set,
-                             &spent, &facts, stats, &first) == 0) {
+    if (prc > 0 &&
+        pas_stage(r, p, PAS_BUDGET * params->max_pivots, -1, lambda, index_set, &spent, &facts, stats, &first) == 0) {
       rc = 0;
       stage = "active set after projected Newton";
       by_pn = 1;

@@ -212,8 +212,6 @@ int tsr_pas_solve(const TsrMlcp *p, int max_iter, int max_fresh, double *lambda,
       fine = 1;
     }
     if (changes >= max_iter) break;
-    const TsrCholStats *cs = tsr_chol_stats(pas->chol);
-    if (cs->factorizations - cs->row_updates - cs->dense_updates - fresh0 > max_fresh) break;
     double wf = 0.0;
     for (int i = 0; i < m; i++)
       if (at[i] == AT_NONE) wf = tsr_maxd(wf, fabs(w[i]));
@@ -229,6 +227,10 @@ int tsr_pas_solve(const TsrMlcp *p, int max_iter, int max_fresh, double *lambda,
       for (int i = 0; i < m; i++)
         if (at[i] == AT_NONE) pas->F[nf++] = i;
       if (!face_ok) {
+        const TsrCholStats *cs = tsr_chol_stats(pas->chol);
+        int fresh = cs->factorizations - cs->row_updates - cs->dense_updates - fresh0, how = tsr_chol_method(pas->chol);
+        int updates = how == TSR_CHOL_SPARSE_LDL || how == TSR_CHOL_SPARSE_MOD || how == TSR_CHOL_DENSE_LLT;
+        if (max_fresh >= 0 && fresh > 0 && (fresh > max_fresh || !updates)) break;
         if (factor_face(pas->F, nf, 0.0, amax, pas, stats)) return -1;
         face_ok = 1;
       }

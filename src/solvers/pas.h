@@ -19,8 +19,10 @@ void tsr_pas_free(TsrPas **pas);
 // regularised) from lambda (in: the start, projected onto the bounds; out:
 // the best iterate, which is also the last: the objective never increases).
 // max_iter active-set changes at most (each one factorisation of A_FF, a
-// row update of the last one where linalg/chol.c can), and max_fresh
-// factorisations that were not updates (it stops before the next one).
+// row update of the last one where linalg/chol.c can). With max_fresh >= 0
+// it also stops before a factorisation beyond the first when max_fresh
+// fresh ones (not updates) were made beyond the first, or when the path
+// held makes none (CHOLMOD's supernodal one, dense LU); -1: no such limit.
 // index_set [m] out (may
 // be NULL). stats: iterations and factorizations are ADDED to; converged and
 // residual are set. Returns 0 when the natural residual reached round-off

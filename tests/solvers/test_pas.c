@@ -47,7 +47,7 @@ static void solve_planted_twice(Planted *q, Rng *r, double cond, const char *wha
   for (int start = 0; start < 2; start++) {
     for (int i = 0; i < n; i++) q->lambda[i] = start ? 100.0 * rng_normal(r) : 0.0;
     TsrSolveStats st = {0};
-    int rc = tsr_pas_solve(&q->p, budget(n), budget(n), q->lambda, q->set, &st, pas);
+    int rc = tsr_pas_solve(&q->p, budget(n), -1, q->lambda, q->set, &st, pas);
     double res = tsr_mlcp_residual(&q->p, q->lambda, NULL), rel = res / fmax(1.0, norm2(q->p.b, n));
     double err, tol;
     int set_diff;
@@ -154,7 +154,7 @@ static void test_pas_monotone(void) {
   for (int k = 0; k <= 200; k++) {
     memcpy(l, l0, (size_t)n * sizeof *l);
     TsrSolveStats st = {0};
-    int rc = tsr_pas_solve(&p, k, k, l, NULL, &st, pas);
+    int rc = tsr_pas_solve(&p, k, -1, l, NULL, &st, pas);
     ENSURE(rc >= 0);
     for (int i = 0; i < n; i++) ENSURE_MSG(l[i] >= p.lo[i] && l[i] <= p.hi[i], "row %d outside its bounds", i);
     double f = objective(&p, l, Al);
@@ -205,7 +205,7 @@ static void test_pas_degenerate(void) {
       if (q.ss[i] != TSR_INDEX_FREE && rng_uniform(&r) < 0.5) q.p.b[i] = -Al[i];  // w*_i = 0
     free(Al);
     TsrSolveStats st = {0};
-    int rc = tsr_pas_solve(&q.p, budget(n), budget(n), q.lambda, q.set, &st, pas);
+    int rc = tsr_pas_solve(&q.p, budget(n), -1, q.lambda, q.set, &st, pas);
     double res = tsr_mlcp_residual(&q.p, q.lambda, NULL), rel = res / fmax(1.0, norm2(q.p.b, n));
     double err = 0.0, lsmax = 0.0;
     for (int i = 0; i < n; i++) err = fmax(err, fabs(q.lambda[i] - q.ls[i])), lsmax = fmax(lsmax, fabs(q.ls[i]));
@@ -255,7 +255,7 @@ static void test_pas_semidefinite(void) {
     for (int start = 0; start < 2; start++) {
       for (int i = 0; i < n; i++) q.lambda[i] = start ? 10.0 * rng_normal(&r) : 0.0;
       TsrSolveStats st = {0};
-      int rc = tsr_pas_solve(&q.p, budget(n), budget(n), q.lambda, q.set, &st, pas);
+      int rc = tsr_pas_solve(&q.p, budget(n), -1, q.lambda, q.set, &st, pas);
       tsr_mlcp_slack(&q.p, q.lambda, w);
       double dw = 0.0, scale = 1.0, res = tsr_mlcp_residual(&q.p, q.lambda, NULL);
       for (int i = 0; i < n; i++) dw = fmax(dw, fabs(w[i] - ws[i])), scale = fmax(scale, fabs(q.p.b[i]));
@@ -304,7 +304,7 @@ static void test_pas_no_solution(void) {
     tsr_mlcp_init(&p);
     ENSURE(tsr_mlcp_from_dense(n, A, b, lo, hi, &p) == 0);
     TsrSolveStats st = {0};
-    int rc = tsr_pas_solve(&p, budget(n), budget(n), l, NULL, &st, pas);
+    int rc = tsr_pas_solve(&p, budget(n), -1, l, NULL, &st, pas);
     double lmax = 0.0;
     for (int i = 0; i < n; i++) lmax = fmax(lmax, fabs(l[i]));
     ENSURE_MSG(rc == 1 && !st.converged, "n=%d rank %d: rc %d, converged %d", n, rk, rc, st.converged);
