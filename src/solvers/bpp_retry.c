@@ -411,7 +411,8 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   if (index_set) memcpy(r->best_set, index_set, (size_t)m);
   int spent = first.iterations, facts = first.factorizations, first_facts = first.factorizations;
   const char *stage = "best iterate kept";
-  int by_pn = 0;  // the result is projected Newton's (polish: BPP from it first)
+  int by_pn = 0;   // the result is projected Newton's (polish: BPP from it first)
+  int by_pas = 0;  // the active-set method's: within TSR_BPP_POLISH_ROW row by row, and exact on its face
   // 0. From the warm start after PN_PGS_SWEEPS sweeps of PGS: the primal
   // active-set method (PAS_BUDGET kappa_iter changes of its working set at
   // most), then projected Newton from where it ended (PN_BUDGET kappa_iter
@@ -426,7 +427,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
                   stats, &first) == 0) {
       rc = 0;
       stage = "active set";
-      by_pn = 1;
+      by_pas = 1;
       goto done;
     }
     memcpy(lambda, r->swept, (size_t)m * sizeof *lambda);
@@ -441,7 +442,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
         pas_stage(r, p, PAS_BUDGET * params->max_pivots, -1, lambda, index_set, &spent, &facts, stats, &first) == 0) {
       rc = 0;
       stage = "active set after projected Newton";
-      by_pn = 1;
+      by_pas = 1;
       goto done;
     }
     if (prc > 0) {  // near the minimiser: its index set seeds block pivoting again
@@ -509,7 +510,11 @@ keep_first:
   *stats = first;
 done:
   stats->iterations = it0 + spent, stats->factorizations = fa0 + facts;
-  if (rc == 0) polish(r, p, params, !by_pn, lambda, index_set, stats, bpp);
+  // An active-set result needs no polish: it stops only with every row
+  // within TSR_BPP_POLISH_ROW of its own terms (PAS_ROW), at the exact
+  // minimiser of its face, which is what the polish's BPP pass would solve
+  // for again.
+  if (rc == 0 && !by_pas) polish(r, p, params, !by_pn, lambda, index_set, stats, bpp);
   if (r->trace)  // one line per solve that needed the restarts: its factorisations and time, polish included
     fprintf(stderr, "bpp restarts, %d rows: %s (%s), %d factorisations (%d in the first BPP), residual %.3e, %.0f us\n",
             m, rc == 0 ? "solved" : "not solved", stage, stats->factorizations - fa0, first_facts, stats->residual,

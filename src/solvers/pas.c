@@ -31,6 +31,7 @@
 // This method moves by whole steps along the face and releases one row at a
 // time, which is what that point needs.
 #include "solvers/pas.h"
+#include "solvers/bpp.h"
 #include "solvers/stop.h"
 #include "math/tsr_math.h"
 
@@ -47,7 +48,7 @@
 // tolerance while some row's residual exceeds PAS_ROW of its own scale. Unlike
 // projected Newton, the result counts as solved only when every row is
 // within PAS_ROW: the restarts then go on to projected Newton from it.
-#define PAS_ROW 1e-10
+#define PAS_ROW TSR_BPP_POLISH_ROW  // 1e-10; bpp_retry.c polishes no result of this method
 #define PAS_ROW_STEPS 20
 // Round-off of a computed w_i relative to its terms (sigma_i of
 // tsr_mlcp_relative_residual).
