@@ -404,7 +404,7 @@ static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
   if (check_pattern(c) || ensure_order(c)) return -1;
   int rm = tsr_chol_rowmod(F, nf, shift, c);
   if (rm <= 0) return rm;
-  c->ldl_ok = 0;  // the LDL arrays are rewritten below
+  c->ldl_ok = c->super_ok = 0;  // the factors are rewritten below
   if (build_AFF(F, nf, shift, c) < 0) return -1;
   int an = analyse(F, nf, c);
   if (an < 0) return -1;
@@ -441,6 +441,7 @@ static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
     return 1;
   }
   c->method = TSR_CHOL_SPARSE;
+  tsr_chol_rowmod_note_super(shift, c);
   return 0;
 }
 

@@ -93,6 +93,10 @@ struct TsrChol {
   int ldl_ok;
   unsigned ldl_gen, ldl_order;
   double ldl_shift;
+  // The same for CHOLMOD's supernodal factor L (of A_{sym_F} + super_shift I).
+  int super_ok;
+  unsigned super_gen, super_order;
+  double super_shift;
   // Row modifications (chol_rowmod.c): U is the m x m LDL^T of M(F) in the
   // order of perm at uorder; uin: row in F (by row), uat: (by position);
   // upinv: position of a row; upos: F[k]'s position for the F factorised
@@ -128,9 +132,10 @@ void tsr_chol_serial_end(int levels);
 // when F differs from its set by a few rows. 0: done (method
 // TSR_CHOL_SPARSE_MOD, or TSR_CHOL_SPARSE_LDL when the LDL factor held is
 // A_FF's), 1: factorise afresh, < 0 failure. note_ldl after each LDL
-// factorisation; free with the chol.
+// factorisation, note_super after each supernodal one; free with the chol.
 int tsr_chol_rowmod(const int *F, int nf, double shift, TsrChol *c);
 void tsr_chol_rowmod_note_ldl(double shift, TsrChol *c);
+void tsr_chol_rowmod_note_super(double shift, TsrChol *c);
 int tsr_chol_rowmod_solve(const double *rhs, double *x, TsrChol *c);
 int tsr_chol_rowmod_schur(double *Gt, int ng, double *S, TsrChol *c);
 void tsr_chol_rowmod_free(TsrChol *c);

@@ -43,19 +43,46 @@ static int grid(Rng *r, int n, double *A, int *Ap, int *Ai, double *Ax) {
   return dense_to_csc(A, m, Ap, Ai, Ax);
 }
 
+// The same on an n x n x n grid with the 26 neighbours of each node (27
+// nonzeros a row): its factor is dense enough (flops per entry of L) for
+// CHOLMOD's supernodal path, whose factor the updates start from as well.
+static int grid3(Rng *r, int n, double *A, int *Ap, int *Ai, double *Ax) {
+  int m = n * n * n;
+  memset(A, 0, (size_t)m * m * sizeof *A);
+  for (int i = 0; i < m; i++) A[(size_t)i * m + i] = 1e-2;
+  for (int i = 0; i < m; i++)
+    for (int dz = 0; dz <= 1; dz++)
+      for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+          int x = i % n + dx, y = i / n % n + dy, z = i / (n * n) + dz;
+          if ((dz == 0 && (dy < 0 || (dy == 0 && dx <= 0))) || x < 0 || x >= n || y < 0 || y >= n || z >= n) continue;
+          int j = (z * n + y) * n + x;  // each pair once: j after i
+          double w = rng_range(r, 0.5, 1.5);
+          A[(size_t)i * m + j] = A[(size_t)j * m + i] = -w;
+          A[(size_t)i * m + i] += w;
+          A[(size_t)j * m + j] += w;
+        }
+  return dense_to_csc(A, m, Ap, Ai, Ax);
+}
+
 typedef struct {
-  int total, updates;
+  int total, updates, supernodal;  // supernodal: factorisations on CHOLMOD's supernodal path
+  int from_super;                  // updates that started from such a factor
   double worst_x, worst_s;
 } WalkResult;
 
-// The walk on a chol made with TSR_CHOL_NO_ROWMOD set to no_rowmod; x_out
-// (steps x m) receives each step's solution.
-static WalkResult walk(int n, uint64_t seed, int no_rowmod, double *x_out) {
+// The walk on a chol made with TSR_CHOL_NO_ROWMOD set to no_rowmod, on the
+// 2-D (dims 2) or 3-D grid of side n; x_out (steps x m) receives each
+// step's solution.
+static WalkResult walk(int n, int dims, uint64_t seed, int no_rowmod, double *x_out) {
   Rng r = {seed};
-  int m = n * n, steps = 160, ng = 6;
-  double *A = malloc((size_t)m * m * sizeof *A), *Ax = malloc((size_t)5 * m * sizeof *Ax);
-  int *Ap = malloc((size_t)(m + 1) * sizeof *Ap), *Ai = malloc((size_t)5 * m * sizeof *Ai);
-  grid(&r, n, A, Ap, Ai, Ax);
+  int m = dims == 3 ? n * n * n : n * n, steps = 160, ng = 6;
+  double *A = malloc((size_t)m * m * sizeof *A), *Ax = malloc((size_t)27 * m * sizeof *Ax);
+  int *Ap = malloc((size_t)(m + 1) * sizeof *Ap), *Ai = malloc((size_t)27 * m * sizeof *Ai);
+  if (dims == 3)
+    grid3(&r, n, A, Ap, Ai, Ax);
+  else
+    grid(&r, n, A, Ap, Ai, Ax);
   if (no_rowmod) setenv("TSR_CHOL_NO_ROWMOD", "1", 1);
   TsrChol *c = tsr_chol_create();
   unsetenv("TSR_CHOL_NO_ROWMOD");
@@ -69,6 +96,7 @@ static WalkResult walk(int n, uint64_t seed, int no_rowmod, double *x_out) {
   double *S = malloc((size_t)ng * ng * sizeof *S), *K = malloc((size_t)m * sizeof *K);
   WalkResult res = {0};
   double shift = 0.0;
+  int prev_method = -1;
   for (int step = 0; step < steps; step++) {
     int changes = step % 23 == 22 ? m / 4 : 1 + rng_int(&r, 3);
     for (int k = 0; k < changes; k++) in[rng_int(&r, m)] ^= 1;
@@ -83,7 +111,11 @@ static WalkResult walk(int n, uint64_t seed, int no_rowmod, double *x_out) {
       if (in[i]) F[nf++] = i;
     ENSURE(tsr_chol_factor_shifted(F, nf, shift, c) == 0);
     int method = tsr_chol_method(c);
-    ENSURE_MSG(method == TSR_CHOL_SPARSE_LDL || method == TSR_CHOL_SPARSE_MOD, "step %d: method %d", step, method);
+    ENSURE_MSG(method == TSR_CHOL_SPARSE_LDL || method == TSR_CHOL_SPARSE_MOD || method == TSR_CHOL_SPARSE,
+               "step %d: method %d", step, method);
+    res.supernodal += method == TSR_CHOL_SPARSE;
+    res.from_super += method == TSR_CHOL_SPARSE_MOD && prev_method == TSR_CHOL_SPARSE;
+    prev_method = method;
     double *x = x_out + (size_t)step * m;
     for (int k = 0; k < nf; k++) rhs[k] = rng_range(&r, -1, 1);
     ENSURE(tsr_chol_solve(rhs, x, c) == 0);
@@ -117,15 +149,20 @@ static WalkResult walk(int n, uint64_t seed, int no_rowmod, double *x_out) {
 }
 
 static void test_rowmod_walks(void) {
-  const int sizes[2] = {20, 28};
-  for (int t = 0; t < 2; t++) {
-    int n = sizes[t], m = n * n;
+  const int sizes[3] = {20, 28, 8}, dims[3] = {2, 2, 3};
+  for (int t = 0; t < 3; t++) {
+    int n = sizes[t], m = dims[t] == 3 ? n * n * n : n * n;
     double *x1 = malloc((size_t)160 * m * sizeof *x1), *x0 = malloc((size_t)160 * m * sizeof *x0);
-    WalkResult on = walk(n, 11 + t, 0, x1), off = walk(n, 11 + t, 1, x0);
-    printf("  m=%d: %d factorisations, %d of them row updates; worst relative error: solve %.2e, Schur %.2e\n", m,
-           on.total, on.updates, on.worst_x, on.worst_s);
-    printf("  m=%d, TSR_CHOL_NO_ROWMOD=1: %d factorisations, %d row updates; solve %.2e, Schur %.2e\n", m, off.total,
-           off.updates, off.worst_x, off.worst_s);
+    WalkResult on = walk(n, dims[t], 11 + t, 0, x1), off = walk(n, dims[t], 11 + t, 1, x0);
+    printf(
+        "  m=%d (%d-D grid): %d factorisations, %d of them row updates (%d from a supernodal factor); worst "
+        "relative error: solve %.2e, Schur %.2e\n",
+        m, dims[t], on.total, on.updates, on.from_super, on.worst_x, on.worst_s);
+    // the 3-D grid's factors take CHOLMOD's supernodal path, and updates
+    // start from them
+    if (dims[t] == 3) ENSURE_MSG(on.from_super > 0 && off.supernodal > 0, "%d, %d", on.from_super, off.supernodal);
+    printf("  m=%d, TSR_CHOL_NO_ROWMOD=1: %d factorisations, %d row updates, %d supernodal; solve %.2e, Schur %.2e\n",
+           m, off.total, off.updates, off.supernodal, off.worst_x, off.worst_s);
     ENSURE(on.updates > on.total / 2);  // the walk is mostly small changes
     ENSURE(on.updates < on.total);      // and sometimes large ones, shifts, new matrices
     ENSURE(off.updates == 0);
