@@ -90,11 +90,12 @@
 // 1,900 rows) needed 0-60 changes, about 2 ms each solve, where projected
 // Newton took 20-60 factorisations; and it does not cycle at degenerate
 // points where projected Newton and block pivoting do (pas.c). Where the
-// factorisations are fresh (CHOLMOD's supernodal path: log_tower), each
-// change costs a whole factorisation, so the first attempt stops after
-// PAS_FIRST_FRESH fresh ones beyond the first and projected Newton goes on
-// from the swept start; it also stops at PAS_FIRST_BUDGET kappa_iter
-// changes (log_tower_256: 200 updated changes, 130 ms, and no solution).
+// factor is CHOLMOD's supernodal one (log_tower: dense factors, working sets
+// that change by 100 rows and more), the first attempt stops before its
+// second factorisation, and after PAS_FIRST_FRESH fresh ones beyond the
+// first elsewhere, and projected Newton goes on from the swept start; it
+// also stops at PAS_FIRST_BUDGET kappa_iter changes (log_tower_256: 200
+// updated changes, 130 ms, and no solution).
 // After projected Newton, PAS_BUDGET kappa_iter changes of either kind.
 // Gravity ensembles (8 and 6 draws, 1 thread), median solve ms a step
 // without -> with: chain_drop direct-bpp 3.97 -> 2.81, schur-bpp 3.91 ->

@@ -22,7 +22,9 @@ void tsr_pas_free(TsrPas **pas);
 // row update of the last one where linalg/chol.c can). With max_fresh >= 0
 // it also stops before a factorisation beyond the first when max_fresh
 // fresh ones (not updates) were made beyond the first, or when the path
-// held makes none (CHOLMOD's supernodal one, dense LU); -1: no such limit.
+// held has no cheap updates (CHOLMOD's supernodal one, whose dense factors
+// make each change cost ~1 ms even as an update; dense LU, none); -1: no
+// such limit.
 // index_set [m] out (may
 // be NULL). stats: iterations and factorizations are ADDED to; converged and
 // residual are set. Returns 0 when the natural residual reached round-off
