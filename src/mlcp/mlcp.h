@@ -93,6 +93,13 @@ static inline double tsr_mlcp_b_inf(const TsrMlcp *p) {
   return bmax;
 }
 
+// max |A_ij| (0 for a zero A; fmax: a NaN entry is skipped).
+static inline double tsr_mlcp_a_max(const TsrMlcp *p) {
+  double amax = 0.0;
+  for (int q = 0; q < (p->m > 0 ? p->Ap[p->m] : 0); q++) amax = tsr_fmax(amax, fabs(p->Ax[q]));
+  return amax;
+}
+
 // w = A lambda + b.
 void tsr_mlcp_slack(const TsrMlcp *p, const double *lambda, double *w);
 

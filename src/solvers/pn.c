@@ -440,9 +440,7 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
   }
   if (reserve(pn, m) || tsr_chol_set_matrix(m, p->Ap, p->Ai, p->Ax, 1, pn->chol)) return -1;
   tsr_chol_set_dense(p->dense, pn->chol);
-  double amax = 0.0, bmax = 0.0;
-  for (int q = 0; q < p->Ap[m]; q++) amax = tsr_maxd(amax, fabs(p->Ax[q]));
-  for (int i = 0; i < m; i++) bmax = tsr_maxd(bmax, fabs(p->b[i]));
+  double amax = tsr_mlcp_a_max(p), bmax = tsr_mlcp_b_inf(p);
   if (!(amax > 0.0)) amax = 1.0;
   for (int i = 0; i < m; i++) {  // diag(A), the scaling of the binding rows' steps
     pn->diag[i] = amax;

@@ -15,22 +15,8 @@
 #include "solvers/pas.h"
 #include "solvers/solver.h"
 #include "test_util.h"
+#include "box_qp_problems.h"
 #include "tsr_test.h"
-
-extern void dsyev_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *w, double *work,
-                   const int *lwork, int *info);
-
-// cond_2 of a dense symmetric n x n matrix (LAPACK), for the tolerance.
-static double sym_cond(int n, const double *A) {
-  double *M = malloc((size_t)n * n * sizeof *M), *w = malloc((size_t)n * sizeof *w);
-  int lwork = 64 * n, info = 0;
-  double *work = malloc((size_t)lwork * sizeof *work);
-  memcpy(M, A, (size_t)n * n * sizeof *M);
-  dsyev_("N", "U", &n, M, &n, w, work, &lwork, &info);
-  double c = info == 0 && w[0] > 0.0 ? w[n - 1] / w[0] : INFINITY;
-  free(M), free(w), free(work);
-  return c;
-}
 
 typedef struct {
   int cases, passed, max_changes;
@@ -96,17 +82,9 @@ static void test_pas_sparse_planted(void) {
     for (int seed = 0; seed < 4; seed++) {
       int n = sizes[si];
       Rng r = {99991ULL * (uint64_t)n + (uint64_t)seed};
-      double *B = calloc((size_t)n * n, sizeof *B), *A = calloc((size_t)n * n, sizeof *A);
-      ENSURE(B && A);
-      for (int i = 0; i < n; i++)
-        for (int j = i - 2 < 0 ? 0 : i - 2; j <= i; j++) B[(size_t)i * n + j] = rng_normal(&r);
-      for (int i = 0; i < n; i++)
-        for (int j = i - 4 < 0 ? 0 : i - 4; j <= i; j++) {
-          double v = i == j ? 1e-4 : 0.0;
-          for (int k = j - 2 < 0 ? 0 : j - 2; k <= j; k++) v += B[(size_t)i * n + k] * B[(size_t)j * n + k];
-          A[(size_t)i * n + j] = A[(size_t)j * n + i] = v;
-        }
-      free(B);
+      double *A = malloc((size_t)n * n * sizeof *A);
+      ENSURE(A != NULL);
+      banded_spd(&r, n, A);
       double cond = sym_cond(n, A);
       Planted q;
       planted_from_dense(&r, n, A, &q);
@@ -181,39 +159,13 @@ static void test_pas_degenerate(void) {
   ENSURE(pas != NULL);
   int cases = 0, passed = 0, max_changes = 0;
   for (int seed = 0; seed < 24; seed++) {
-    int n = 250 + (seed % 3) * 100, k = (int)(0.6 * n);
+    int n = 250 + (seed % 3) * 100;
     Rng r = {777ULL * (uint64_t)seed + 13ULL};
-    double *B = calloc((size_t)n * k, sizeof *B), *A = calloc((size_t)n * n, sizeof *A);
-    ENSURE(B && A);
-    for (int i = 0; i < n; i++)
-      for (int c = 0; c < k; c++)
-        if (abs((int)((double)i * k / n) - c) <= 3) B[(size_t)i * k + c] = rng_normal(&r);
-    for (int i = 0; i < n; i++)
-      for (int j = 0; j <= i; j++) {
-        double v = i == j ? 1e-6 : 0.0;
-        for (int c = 0; c < k; c++) v += B[(size_t)i * k + c] * B[(size_t)j * k + c];
-        A[(size_t)i * n + j] = A[(size_t)j * n + i] = v;
-      }
-    double cond = sym_cond(n, A);
     Planted q;
-    planted_from_dense(&r, n, A, &q);
-    free(A), free(B);
-    double *Al = malloc((size_t)n * sizeof *Al);
-    ENSURE(Al != NULL);
-    tsr_mlcp_matvec(&q.p, q.ls, Al);
-    for (int i = 0; i < n; i++)
-      if (q.ss[i] != TSR_INDEX_FREE && rng_uniform(&r) < 0.5) q.p.b[i] = -Al[i];  // w*_i = 0
-    free(Al);
+    double cond = degenerate_planted(&r, n, &q);
     TsrSolveStats st = {0};
     int rc = tsr_pas_solve(&q.p, budget(n), -1, q.lambda, q.set, &st, pas);
-    double res = tsr_mlcp_residual(&q.p, q.lambda, NULL), rel = res / fmax(1.0, norm2(q.p.b, n));
-    double err = 0.0, lsmax = 0.0;
-    for (int i = 0; i < n; i++) err = fmax(err, fabs(q.lambda[i] - q.ls[i])), lsmax = fmax(lsmax, fabs(q.ls[i]));
-    double tol = 1e-12 + 1e-13 * cond * fmax(1.0, lsmax);
-    int ok = rc == 0 && st.converged && rel < 1e-9 && err <= tol;
-    if (!ok)
-      fprintf(stderr, "  degenerate n=%d cond=%.1e: rc %d changes %d rel %.2e err %.2e (tol %.1e)\n", n, cond, rc,
-              st.iterations, rel, err, tol);
+    int ok = degenerate_solved(&q, cond, rc, &st, "changes");
     cases++, passed += ok;
     if (st.iterations > max_changes) max_changes = st.iterations;
     planted_free(&q);
