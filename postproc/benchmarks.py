@@ -631,8 +631,8 @@ def main(argv=None):
                          longest, t, "" if t == 1 else "s", r["direct-bpp"]["mean_ms"] / longest))
         out += ["### Where chain_drop's time goes", "",
                 "chain_drop's whole run again with each solver, 1 thread, `TSR_RETRY_TRACE=1`: the solves whose "
-                "block pivoting stalled and went on to the restarts of `src/solvers/bpp_retry.c` (projected Newton "
-                "from the warm start; the pile-up's redundant contacts make A_FF nearly singular), their time per "
+                "block pivoting stalled and went on to the restarts of `src/solvers/bpp_retry.c` (the active-set "
+                "method and projected Newton from the warm start; the pile-up's redundant contacts make A_FF nearly singular), their time per "
                 "step and its share of the mean solve time, their number, mean rows and factorisations. "
                 "direct-bpp restarts on the whole system; schur-bpp on the subsystems (and interface) the pile "
                 "lies in, which are smaller, but it solves them again in later coupling iterations and merged "
