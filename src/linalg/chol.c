@@ -404,7 +404,7 @@ static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
   if (check_pattern(c) || ensure_order(c)) return -1;
   int rm = tsr_chol_rowmod(F, nf, shift, c);
   if (rm <= 0) return rm;
-  c->ldl_ok = c->super_ok = 0;  // the factors are rewritten below
+  c->fresh_kind = 0;  // the factors are rewritten below
   if (build_AFF(F, nf, shift, c) < 0) return -1;
   int an = analyse(F, nf, c);
   if (an < 0) return -1;
@@ -426,7 +426,7 @@ static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
       return 1;
     }
     c->method = TSR_CHOL_SPARSE_LDL;
-    tsr_chol_rowmod_note_ldl(shift, c);
+    tsr_chol_rowmod_note_fresh(TSR_CHOL_SPARSE_LDL, shift, c);
     return 0;
   }
   cholmod_sparse S = aff_view(c, nf);
@@ -441,7 +441,7 @@ static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
     return 1;
   }
   c->method = TSR_CHOL_SPARSE;
-  tsr_chol_rowmod_note_super(shift, c);
+  tsr_chol_rowmod_note_fresh(TSR_CHOL_SPARSE, shift, c);
   return 0;
 }
 

@@ -88,15 +88,13 @@ struct TsrChol {
   double *dinv;  // 1 / diagonal of the dense factor, when dinv_ok (small_solve)
   int cap_dinv, dinv_ok;
   unsigned order_gen;  // bumped whenever perm is computed anew
-  // The LDL^T factor held (Lp ... for sym_F) is of A_{sym_F} + ldl_shift I
-  // for the matrix of generation ldl_gen and the order of ldl_order.
-  int ldl_ok;
-  unsigned ldl_gen, ldl_order;
-  double ldl_shift;
-  // The same for CHOLMOD's supernodal factor L (of A_{sym_F} + super_shift I).
-  int super_ok;
-  unsigned super_gen, super_order;
-  double super_shift;
+  // The last fresh sparse factorisation, where row updates may start from:
+  // fresh_kind TSR_CHOL_SPARSE_LDL (Lp ... for sym_F) or TSR_CHOL_SPARSE
+  // (CHOLMOD's supernodal L), 0 none; of A_{sym_F} + fresh_shift I for the
+  // matrix of generation fresh_gen and the order of fresh_order.
+  int fresh_kind;
+  unsigned fresh_gen, fresh_order;
+  double fresh_shift;
   // Row modifications (chol_rowmod.c): U is the m x m LDL^T of M(F) in the
   // order of perm at uorder; uin: row in F (by row), uat: (by position);
   // upinv: position of a row; upos: F[k]'s position for the F factorised
@@ -131,11 +129,10 @@ void tsr_chol_serial_end(int levels);
 // chol_rowmod.c: A_FF + shift I by row updates of the last sparse factor,
 // when F differs from its set by a few rows. 0: done (method
 // TSR_CHOL_SPARSE_MOD, or TSR_CHOL_SPARSE_LDL when the LDL factor held is
-// A_FF's), 1: factorise afresh, < 0 failure. note_ldl after each LDL
-// factorisation, note_super after each supernodal one; free with the chol.
+// A_FF's), 1: factorise afresh, < 0 failure. note_fresh after each fresh
+// sparse factorisation (kind: its method); free with the chol.
 int tsr_chol_rowmod(const int *F, int nf, double shift, TsrChol *c);
-void tsr_chol_rowmod_note_ldl(double shift, TsrChol *c);
-void tsr_chol_rowmod_note_super(double shift, TsrChol *c);
+void tsr_chol_rowmod_note_fresh(int kind, double shift, TsrChol *c);
 int tsr_chol_rowmod_solve(const double *rhs, double *x, TsrChol *c);
 int tsr_chol_rowmod_schur(double *Gt, int ng, double *S, TsrChol *c);
 void tsr_chol_rowmod_free(TsrChol *c);

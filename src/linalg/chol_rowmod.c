@@ -28,11 +28,13 @@
 // supernodal L L^T (factors too dense for the LDL path: log towers' piles)
 // through a simplicial LDL^T copy, whose rows take M's positions in the
 // supernodal factor's postorder (copy_factor). The supernodal source
-// (d09e2bc -> this change, 1 thread): log_tower direct-bpp over four
-// gravity draws, median 35.8 -> 28.6 ms a step; log_tower_256's first 120
-// steps 30.7 -> 20.7; schur-bpp on log_tower unchanged (62.9, 63.3). A new factorisation is made instead when A may
-// have changed (every tsr_chol_set_matrix), when the order or the shift
-// changed, when more rows changed than updates save (ROWMOD_MAX_ROWS), after
+// (d09e2bc -> a5dd4be, 1 thread): log_tower direct-bpp over four gravity
+// draws, median 35.8 -> 28.6 ms a step; log_tower_256's first 120 steps
+// 30.7 -> 20.7; schur-bpp on log_tower unchanged (62.9, 63.3).
+//
+// A new factorisation is made instead when A may have changed (every
+// tsr_chol_set_matrix), when the order or the shift changed, when more
+// rows changed than updates save (ROWMOD_MAX_ROWS), after
 // ROWMOD_MAX_OPS rows since the last factorisation (rounding), and when a
 // pivot D is not positive after the updates (the new factorisation then
 // decides whether A_FF is positive definite). TSR_CHOL_NO_ROWMOD=1 turns
@@ -75,20 +77,12 @@ void tsr_chol_rowmod_free(TsrChol *c) {
   c->uvalid = 0;
 }
 
-void tsr_chol_rowmod_note_ldl(double shift, TsrChol *c) {
-  c->ldl_ok = 1;
-  c->ldl_gen = c->gen;
-  c->ldl_order = c->order_gen;
-  c->ldl_shift = shift;
-  c->uvalid = 0;  // the LDL factor is now the latest
-}
-
-void tsr_chol_rowmod_note_super(double shift, TsrChol *c) {
-  c->super_ok = 1;
-  c->super_gen = c->gen;
-  c->super_order = c->order_gen;
-  c->super_shift = shift;
-  c->uvalid = 0;  // the supernodal factor is now the latest
+void tsr_chol_rowmod_note_fresh(int kind, double shift, TsrChol *c) {
+  c->fresh_kind = kind;
+  c->fresh_gen = c->gen;
+  c->fresh_order = c->order_gen;
+  c->fresh_shift = shift;
+  c->uvalid = 0;  // the fresh factor is now the latest
 }
 
 static int reserve(TsrChol *c) {
@@ -127,10 +121,8 @@ typedef struct {
 // CHOLMOD's supernodal factor in a postorder of it); the other rows keep
 // theirs. 0, or 1 when it cannot be made (CHOLMOD out of memory).
 static int copy_factor(const LdlView *v, TsrChol *c) {
-  int m = c->m, nb = c->sym_nf;
+  int m = c->m, nb = c->sym_nf, *qs = c->zpos;  // zpos: scratch of m (reserve)
   if (m <= 0) return 1;
-  int *qs = malloc((size_t)m * sizeof *qs);
-  if (!qs) return 1;
   for (int q = 0; q < m; q++) c->upinv[c->perm[q]] = q;
   memset(c->uin, 0, (size_t)m);
   for (int k = 0; k < nb; k++) c->uin[c->sym_F[k]] = 1;  // (marks sym_F; rewritten below)
@@ -138,7 +130,6 @@ static int copy_factor(const LdlView *v, TsrChol *c) {
   for (int q = 0; q < m; q++)
     if (c->uin[c->perm[q]]) qs[n++] = q;
   for (int k = 0; k < nb; k++) c->upinv[c->sym_F[v->order[k]]] = qs[k];
-  free(qs);
   int off = v->D ? 0 : 1;  // the pivot's entry first in CHOLMOD's columns
   if (c->U) cholmod_free_factor(&c->U, &c->cc);
   int levels = tsr_chol_serial_begin();
@@ -189,9 +180,7 @@ static int copy_factor(const LdlView *v, TsrChol *c) {
 // U from the LDL path's factor (c->Lp ..., in the order perm_F).
 static int copy_ldl(TsrChol *c) {
   LdlView v = {c->perm_F, c->Lp, c->Lnz, c->Li, c->Lx, c->Dd};
-  if (copy_factor(&v, c)) return 1;
-  c->ushift = c->ldl_shift;
-  return 0;
+  return copy_factor(&v, c);
 }
 
 // U from CHOLMOD's supernodal L L^T (c->L), through a simplicial LDL^T copy
@@ -208,9 +197,7 @@ static int copy_super(TsrChol *c) {
   levels = tsr_chol_serial_begin();
   cholmod_free_factor(&L, &c->cc);
   tsr_chol_serial_end(levels);
-  if (rc) return 1;
-  c->ushift = c->super_shift;
-  return 0;
+  return rc;
 }
 
 // Row g joins the factor with its column of A + shift I over the rows in it.
@@ -245,11 +232,10 @@ int tsr_chol_rowmod(const int *F, int nf, double shift, TsrChol *c) {
   if (c->no_rowmod || !c->symmetric || nf < ROWMOD_MIN_ROWS || c->force_path) return 1;
   int from_u =
       c->uvalid && c->ugen == c->gen && c->uorder == c->order_gen && c->ushift == shift && c->U->n == (size_t)m;
-  int from_ldl = !from_u && c->ldl_ok && c->ldl_gen == c->gen && c->ldl_order == c->order_gen &&
-                 c->ldl_shift == shift && c->sym_valid;
-  int from_super = !from_u && !from_ldl && c->super_ok && c->super_gen == c->gen && c->super_order == c->order_gen &&
-                   c->super_shift == shift && c->sym_valid && c->L && c->L->is_super;
-  if (!from_u && !from_ldl && !from_super) return 1;
+  int from_fresh = !from_u && c->fresh_kind && c->fresh_gen == c->gen && c->fresh_order == c->order_gen &&
+                   c->fresh_shift == shift && c->sym_valid &&
+                   (c->fresh_kind == TSR_CHOL_SPARSE_LDL || (c->L && c->L->is_super));
+  if (!from_u && !from_fresh) return 1;
   // Rows changed: |B \ F| + |F \ B|, B the factor's set (c->loc maps F).
   int nb = from_u ? c->un : c->sym_nf, both = 0;
   if (from_u) {
@@ -262,12 +248,8 @@ int tsr_chol_rowmod(const int *F, int nf, double shift, TsrChol *c) {
   if (limit > ROWMOD_MAX_ROWS) limit = ROWMOD_MAX_ROWS;
   if (limit < 1) limit = 1;
   if (changed > limit) return 1;
-  if (changed == 0 && from_ldl) {  // the LDL factor held is A_FF's
-    c->method = TSR_CHOL_SPARSE_LDL;
-    return 0;
-  }
-  if (changed == 0 && from_super) {  // so is the supernodal one
-    c->method = TSR_CHOL_SPARSE;
+  if (changed == 0 && from_fresh) {  // the fresh factor held is A_FF's
+    c->method = c->fresh_kind;
     return 0;
   }
   if ((from_u ? c->uops : 0) + changed > ROWMOD_MAX_OPS) return 1;
@@ -280,11 +262,12 @@ int tsr_chol_rowmod(const int *F, int nf, double shift, TsrChol *c) {
     if (!c->uR) return -1;
   }
   c->uR->nrow = (size_t)m;
-  if (from_ldl || from_super) {
-    if (from_ldl ? copy_ldl(c) : copy_super(c)) {
+  if (from_fresh) {
+    if (c->fresh_kind == TSR_CHOL_SPARSE_LDL ? copy_ldl(c) : copy_super(c)) {
       c->uvalid = 0;
       return 1;
     }
+    c->ushift = c->fresh_shift;
   }
   c->uvalid = 0;  // until the updates succeed
   int levels = tsr_chol_serial_begin(), fail = 0;

@@ -180,9 +180,9 @@ static int pn_stage(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *par
   return prc;
 }
 
-// The primal active-set method (pas.c) from lambda, PAS_BUDGET kappa_iter
-// changes of its working set at most; as pn_stage. Returns 1 without
-// running where it is turned off.
+// The primal active-set method (pas.c) from lambda, max_iter changes of its
+// working set and max_fresh fresh factorisations at most (tsr_pas_solve); as
+// pn_stage. Returns 1 without running where it is turned off.
 static int pas_stage(TsrBppRetry *r, const TsrMlcp *p, int max_iter, int max_fresh, double *lambda, int8_t *index_set,
                      int *spent, int *facts, TsrSolveStats *stats, TsrSolveStats *best) {
   if (!r->use_pas || !(r->pas || (r->pas = tsr_pas_create()))) return 1;
@@ -415,10 +415,10 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   int by_pn = 0;   // the result is projected Newton's (polish: BPP from it first)
   int by_pas = 0;  // the active-set method's: within TSR_BPP_POLISH_ROW row by row, and exact on its face
   // 0. From the warm start after PN_PGS_SWEEPS sweeps of PGS: the primal
-  // active-set method (PAS_BUDGET kappa_iter changes of its working set at
-  // most), then projected Newton from where it ended (PN_BUDGET kappa_iter
-  // Newton steps at most), then the active-set method again from projected
-  // Newton's iterate.
+  // active-set method while it is cheap (PAS_FIRST_*), then projected
+  // Newton from the same swept start (PN_BUDGET kappa_iter Newton steps at
+  // most), then the active-set method again from projected Newton's
+  // iterate (PAS_BUDGET kappa_iter changes of its working set at most).
   if (p->symmetric && (r->pn || (r->pn = tsr_pn_create()))) {
     memcpy(lambda, r->start, (size_t)m * sizeof *lambda);
     pgs_sweeps(r, p, params, lambda);
