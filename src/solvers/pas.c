@@ -328,11 +328,7 @@ int tsr_pas_solve(const TsrMlcp *p, int max_iter, int max_fresh, double *lambda,
     rc = met_rho <= PAS_ROW ? 0 : 1;
   }
   stats->iterations += changes;
-  if (index_set)
-    for (int i = 0; i < m; i++)
-      index_set[i] = p->lo[i] == p->hi[i] || lambda[i] == p->lo[i] ? TSR_INDEX_LOWER
-                     : lambda[i] == p->hi[i]                       ? TSR_INDEX_UPPER
-                                                                   : TSR_INDEX_FREE;
+  if (index_set) tsr_mlcp_index_set(p, lambda, 0.0, index_set);  // (eta 0: on a bound exactly)
   stats->residual = tsr_mlcp_residual_ws(p, lambda, w, NULL);
   stats->converged = rc == 0;
   return rc;

@@ -592,11 +592,7 @@ int tsr_pn_solve(const TsrMlcp *p, int max_iter, double *lambda, int8_t *index_s
     memcpy(lambda, pn->keep, (size_t)m * sizeof *lambda);
     rc = met_rho <= PN_SOLVED ? 0 : 1;
   }
-  if (index_set)
-    for (int i = 0; i < m; i++)
-      index_set[i] = p->lo[i] == p->hi[i] || lambda[i] == p->lo[i] ? TSR_INDEX_LOWER
-                     : lambda[i] == p->hi[i]                       ? TSR_INDEX_UPPER
-                                                                   : TSR_INDEX_FREE;
+  if (index_set) tsr_mlcp_index_set(p, lambda, 0.0, index_set);  // (eta 0: on a bound exactly)
   stats->residual = tsr_mlcp_residual_ws(p, lambda, w, NULL);
   stats->converged = rc == 0;
   return rc;
