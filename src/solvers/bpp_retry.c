@@ -30,7 +30,10 @@
 // rows on 6 DOF per sphere) make A_FF nearly singular for most trial sets,
 // and block pivoting can wander for hundreds of pivots there (seen: 1,400
 // from all-free on 138 rows), whereas from the set of 500 PGS sweeps it
-// needed 3. The restarts cost nothing on solves that converge.
+// needed 3. The restarts cost nothing on solves that converge. Where block
+// pivoting keeps stalling from one solve to the next (a pile-up), the solves
+// after such a stall start with stage 0's first active-set attempt instead
+// (SKIP_MIN_ROWS).
 #include "solvers/bpp_retry.h"
 
 #include <math.h>
@@ -105,6 +108,27 @@
 #define PAS_BUDGET 4
 #define PAS_FIRST_BUDGET 2
 #define PAS_FIRST_FRESH 1
+// Skipping the first block pivoting. In a pile-up consecutive solves stall
+// block pivoting alike (degenerate contacts), and its stalled attempt was
+// 41% of direct-bpp's restarted solves on chain_drop (568 of 1,369 ms: 5
+// fresh factorisations of 1,850 rows each) before the first active-set
+// attempt solved every one of them. So after a solve where block pivoting
+// stalled and that attempt solved, the next 2^L - 1 solves of the object
+// start with the attempt (L: such solves in a row, at most SKIP_LEVELS),
+// then one starts with block pivoting again to see whether it still stalls
+// (a solve where it does not sets L to 0): an isolated stall (chain_wrap: 9
+// in 2,400 steps) costs one skipped solve, not the run's every later one,
+// which doubled chain_wrap's solve time. Systems of SKIP_MIN_ROWS rows and
+// more only: the attempt's factorisations are row updates from there
+// (linalg/chol_rowmod.c), and a small system's block pivoting costs
+// little. The substructured solvers skip in the subsystems' solves of a
+// step's first coupling iteration only (schur.c). Gravity ensembles, 1
+// thread, median solve ms a step without -> with: chain_drop direct-bpp
+// 2.66 -> 1.97 (8 draws), schur-bpp 3.34 -> 3.25; the first 120 steps of
+// the other scenes within this machine's noise. TSR_RETRY_NO_SKIP=1 turns
+// it off.
+#define SKIP_MIN_ROWS 128
+#define SKIP_LEVELS 4
 
 struct TsrBppRetry {
   TsrPn *pn;
@@ -121,6 +145,10 @@ struct TsrBppRetry {
   int trace;   // TSR_RETRY_TRACE
   int sweeps;  // PN_PGS_SWEEPS, 0 with TSR_RETRY_NO_PGS=1
   int use_pas;
+  int skip_left;   // solves of the skip's class left that start with the first active-set attempt
+  int skip_level;  // consecutive stalls of block pivoting that the attempt then solved (SKIP_LEVELS at most)
+  int skip_on;     // 0 with TSR_RETRY_NO_SKIP=1
+  int skip_class;  // tsr_bpp_retry_set_skip: this solve may skip, and its outcome sets skip_left
 };
 
 TsrBppRetry *tsr_bpp_retry_create(void) {
@@ -131,8 +159,12 @@ TsrBppRetry *tsr_bpp_retry_create(void) {
   r->trace = getenv("TSR_RETRY_TRACE") != NULL;
   r->sweeps = tsr_env_flag("TSR_RETRY_NO_PGS") ? 0 : PN_PGS_SWEEPS;
   r->use_pas = !tsr_env_flag("TSR_RETRY_NO_PAS");
+  r->skip_on = !tsr_env_flag("TSR_RETRY_NO_SKIP");
+  r->skip_class = 1;
   return r;
 }
+
+void tsr_bpp_retry_set_skip(TsrBppRetry *r, int on) { r->skip_class = on != 0; }
 
 void tsr_bpp_retry_free(TsrBppRetry **pr) {
   TsrBppRetry *r = pr ? *pr : NULL;
@@ -389,6 +421,23 @@ static void polish(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *para
   if (r->trace) fprintf(stderr, "bpp polish, %d rows: relative residual %.3e -> %.3e\n", m, rho0, best.rho);
 }
 
+// The first active-set attempt of stage 0 (PGS sweeps from the warm start,
+// then tsr_pas_solve within PAS_FIRST_*), shared by the skip below and by
+// stage 0. Returns 0 when it solved p; lambda then holds the result, else
+// the swept start (kept in r->swept).
+static int pas_first(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *params, double *lambda, int8_t *index_set,
+                     int *spent, int *facts, TsrSolveStats *stats, TsrSolveStats *best) {
+  int m = p->m;
+  memcpy(lambda, r->start, (size_t)m * sizeof *lambda);
+  pgs_sweeps(r, p, params, lambda);
+  if (tsr_grow((void **)&r->swept, &r->cap_swept, m + 1, sizeof *r->swept)) return -1;
+  memcpy(r->swept, lambda, (size_t)m * sizeof *lambda);
+  int arc = pas_stage(r, p, PAS_FIRST_BUDGET * params->max_pivots, PAS_FIRST_FRESH, lambda, index_set, spent, facts,
+                      stats, best);
+  if (arc != 0) memcpy(lambda, r->swept, (size_t)m * sizeof *lambda);
+  return arc;
+}
+
 int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambda, int8_t *index_set,
                         TsrSolveStats *stats, TsrBpp *bpp, TsrBppRetry *r) {
   int m = p->m;
@@ -397,41 +446,76 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   if (m) memcpy(r->start, lambda, (size_t)m * sizeof *lambda);
   // Counts are added to the caller's (as tsr_bpp_solve does).
   int it0 = stats->iterations, fa0 = stats->factorizations;
-  TsrSolveStats first = {0};
-  tsr_bpp_set_stall_exit(bpp, p->symmetric && r->stall);
-  int rc = tsr_bpp_solve(p, params, lambda, index_set, &first, bpp);
-  tsr_bpp_set_stall_exit(bpp, 0);
-  *stats = first;
-  stats->iterations += it0, stats->factorizations += fa0;
-  if (rc == 0 && m > 0) polish(r, p, params, 1, lambda, index_set, stats, bpp);
-  if (rc <= 0 || m == 0) return rc;
-  if (tsr_grow((void **)&r->best_lambda, &r->cap_lambda, m + 1, sizeof *r->best_lambda) ||
-      tsr_grow((void **)&r->best_set, &r->cap_set, m + 1, sizeof *r->best_set))
-    return rc;
-  memcpy(r->best_lambda, lambda, (size_t)m * sizeof *lambda);
-  if (index_set) memcpy(r->best_set, index_set, (size_t)m);
-  int spent = first.iterations, facts = first.factorizations, first_facts = first.factorizations;
+  int spent = 0, facts = 0, first_facts = 0, rc = 1;
   const char *stage = "best iterate kept";
   int by_pn = 0;   // the result is projected Newton's (polish: BPP from it first)
   int by_pas = 0;  // the active-set method's: within TSR_BPP_POLISH_ROW row by row, and exact on its face
+  int pas_tried = 0;
+  double t_first = t_call;  // (trace) when the first BPP ended
+  TsrSolveStats first = {0};
+  first.residual = INFINITY;
+  if (tsr_grow((void **)&r->best_lambda, &r->cap_lambda, m + 1, sizeof *r->best_lambda) ||
+      tsr_grow((void **)&r->best_set, &r->cap_set, m + 1, sizeof *r->best_set))
+    return -1;
+  // Solves in the skip's class after block pivoting stalled and the first
+  // active-set attempt solved: that attempt first (SKIP_MIN_ROWS).
+  int skip = r->skip_left > 0 && r->skip_class && r->skip_on && m >= SKIP_MIN_ROWS;
+  if (r->skip_class) r->skip_left = skip ? r->skip_left - 1 : 0;
+  if (skip && p->symmetric && r->use_pas && (r->pn || (r->pn = tsr_pn_create()))) {
+    pas_tried = 1;
+    int arc = pas_first(r, p, params, lambda, index_set, &spent, &facts, stats, &first);
+    if (arc < 0) return -1;
+    if (arc == 0) {
+      rc = 0;
+      stage = "active set, first BPP skipped";
+      by_pas = 1;
+      goto done;
+    }
+    r->skip_left = r->skip_level = 0;
+    memcpy(lambda, r->start, (size_t)m * sizeof *lambda);
+  }
+  tsr_bpp_set_stall_exit(bpp, p->symmetric && r->stall);
+  TsrSolveStats bfirst = {0};
+  rc = tsr_bpp_solve(p, params, lambda, index_set, &bfirst, bpp);
+  tsr_bpp_set_stall_exit(bpp, 0);
+  t_first = r->trace ? tsr_now_seconds() : t_call;
+  spent += bfirst.iterations, facts += bfirst.factorizations, first_facts = bfirst.factorizations;
+  if (rc == 0 || m == 0) {
+    if (r->skip_class) r->skip_level = 0;  // block pivoting did not stall
+    *stats = bfirst;
+    stats->iterations = it0 + spent, stats->factorizations = fa0 + facts;
+    if (rc == 0 && m > 0) polish(r, p, params, 1, lambda, index_set, stats, bpp);
+    return rc;
+  }
+  if (rc < 0) return rc;
+  if (!(first.residual <= bfirst.residual)) {  // (the skipped attempt's iterate, when it was lower)
+    first = bfirst;
+    memcpy(r->best_lambda, lambda, (size_t)m * sizeof *lambda);
+    if (index_set) memcpy(r->best_set, index_set, (size_t)m);
+  }
   // 0. From the warm start after PN_PGS_SWEEPS sweeps of PGS: the primal
   // active-set method while it is cheap (PAS_FIRST_*), then projected
   // Newton from the same swept start (PN_BUDGET kappa_iter Newton steps at
   // most), then the active-set method again from projected Newton's
   // iterate (PAS_BUDGET kappa_iter changes of its working set at most).
   if (p->symmetric && (r->pn || (r->pn = tsr_pn_create()))) {
-    memcpy(lambda, r->start, (size_t)m * sizeof *lambda);
-    pgs_sweeps(r, p, params, lambda);
-    if (tsr_grow((void **)&r->swept, &r->cap_swept, m + 1, sizeof *r->swept)) return -1;
-    memcpy(r->swept, lambda, (size_t)m * sizeof *lambda);
-    if (pas_stage(r, p, PAS_FIRST_BUDGET * params->max_pivots, PAS_FIRST_FRESH, lambda, index_set, &spent, &facts,
-                  stats, &first) == 0) {
-      rc = 0;
-      stage = "active set";
-      by_pas = 1;
-      goto done;
+    if (pas_tried) {
+      memcpy(lambda, r->swept, (size_t)m * sizeof *lambda);  // that attempt again would end where it did
+    } else {
+      int arc = pas_first(r, p, params, lambda, index_set, &spent, &facts, stats, &first);
+      if (arc < 0) return -1;
+      if (arc == 0) {
+        rc = 0;
+        stage = "active set";
+        by_pas = 1;
+        if (r->skip_class) {  // block pivoting stalled, the attempt solved p
+          if (r->skip_level < SKIP_LEVELS) r->skip_level++;
+          r->skip_left = (1 << r->skip_level) - 1;
+        }
+        goto done;
+      }
     }
-    memcpy(lambda, r->swept, (size_t)m * sizeof *lambda);
+    if (r->skip_class) r->skip_level = 0;
     int prc = pn_stage(r, p, params, lambda, index_set, &spent, &facts, stats, &first);
     if (prc == 0) {
       rc = 0;
@@ -517,8 +601,10 @@ done:
   // for again.
   if (rc == 0 && !by_pas) polish(r, p, params, !by_pn, lambda, index_set, stats, bpp);
   if (r->trace)  // one line per solve that needed the restarts: its factorisations and time, polish included
-    fprintf(stderr, "bpp restarts, %d rows: %s (%s), %d factorisations (%d in the first BPP), residual %.3e, %.0f us\n",
+    fprintf(stderr,
+            "bpp restarts, %d rows: %s (%s), %d factorisations (%d in the first BPP), residual %.3e, %.0f us (%.0f in "
+            "the first BPP)\n",
             m, rc == 0 ? "solved" : "not solved", stage, stats->factorizations - fa0, first_facts, stats->residual,
-            1e6 * (tsr_now_seconds() - t_call));
+            1e6 * (tsr_now_seconds() - t_call), 1e6 * (t_first - t_call));
   return rc;
 }

@@ -23,6 +23,11 @@ void tsr_bpp_retry_free(TsrBppRetry **r);
 // (the projected Newton restart starts there; it must be finite), out: the
 // solution or the iterate with the lowest residual. The restarts' workspaces
 // are allocated on the first failure only.
+// Whether the solves that follow are of the class whose next solve starts
+// with the first active-set attempt, not block pivoting, when the last one
+// of that class was solved by that attempt (bpp_retry.c, SKIP_MIN_ROWS).
+// On at creation; solves made with it off neither skip nor count.
+void tsr_bpp_retry_set_skip(TsrBppRetry *r, int on);
 int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double *lambda, int8_t *index_set,
                         TsrSolveStats *stats, TsrBpp *bpp, TsrBppRetry *r);
 

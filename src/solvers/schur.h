@@ -99,6 +99,7 @@ typedef struct {
   int cap_inv, cap_col, cap_spa_threads;
   int iface_pattern;  // iface holds S_Gamma's pattern for this partition (tsr_substructure_interface)
   int whole_sums;     // TSR_SCHUR_NO_PARTIAL_SUMS=1: every column of S_Gamma summed at every coupling iteration
+  int skip_class;     // the subsystem solves' tsr_bpp_retry_set_skip
   // iface as a dense array too when it is dense (iface.dense; schur.c
   // iface_dense)
   double *dense;
