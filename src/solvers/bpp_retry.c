@@ -421,6 +421,13 @@ static void polish(TsrBppRetry *r, const TsrMlcp *p, const TsrSolverParams *para
   if (r->trace) fprintf(stderr, "bpp polish, %d rows: relative residual %.3e -> %.3e\n", m, rho0, best.rho);
 }
 
+// The best iterate's arrays (the restarts' workspaces: allocated on the
+// first solve that needs them).
+static int grow_best(TsrBppRetry *r, int m) {
+  return tsr_grow((void **)&r->best_lambda, &r->cap_lambda, m + 1, sizeof *r->best_lambda) ||
+         tsr_grow((void **)&r->best_set, &r->cap_set, m + 1, sizeof *r->best_set);
+}
+
 // The first active-set attempt of stage 0 (PGS sweeps from the warm start,
 // then tsr_pas_solve within PAS_FIRST_*), shared by the skip below and by
 // stage 0. Returns 0 when it solved p; lambda then holds the result, else
@@ -454,14 +461,12 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
   double t_first = t_call;  // (trace) when the first BPP ended
   TsrSolveStats first = {0};
   first.residual = INFINITY;
-  if (tsr_grow((void **)&r->best_lambda, &r->cap_lambda, m + 1, sizeof *r->best_lambda) ||
-      tsr_grow((void **)&r->best_set, &r->cap_set, m + 1, sizeof *r->best_set))
-    return -1;
   // Solves in the skip's class after block pivoting stalled and the first
   // active-set attempt solved: that attempt first (SKIP_MIN_ROWS).
   int skip = r->skip_left > 0 && r->skip_class && r->skip_on && m >= SKIP_MIN_ROWS;
   if (r->skip_class) r->skip_left = skip ? r->skip_left - 1 : 0;
   if (skip && p->symmetric && r->use_pas && (r->pn || (r->pn = tsr_pn_create()))) {
+    if (grow_best(r, m)) return -1;
     pas_tried = 1;
     int arc = pas_first(r, p, params, lambda, index_set, &spent, &facts, stats, &first);
     if (arc < 0) return -1;
@@ -487,7 +492,7 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
     if (rc == 0 && m > 0) polish(r, p, params, 1, lambda, index_set, stats, bpp);
     return rc;
   }
-  if (rc < 0) return rc;
+  if (rc < 0 || grow_best(r, m)) return rc < 0 ? rc : -1;
   if (!(first.residual <= bfirst.residual)) {  // (the skipped attempt's iterate, when it was lower)
     first = bfirst;
     memcpy(r->best_lambda, lambda, (size_t)m * sizeof *lambda);

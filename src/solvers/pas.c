@@ -301,6 +301,7 @@ int tsr_pas_solve(const TsrMlcp *p, int max_iter, int max_fresh, double *lambda,
         if (block < 0 && (!isfinite(a) || (pas->shifted && a > PAS_RUNAWAY))) break;
       }
       if (pas->trace) fprintf(stderr, "   nf %d g %.3e c %.3e a %.3e block %d\n", nf, g, c, a, block);
+      double lb = block < 0 ? 0.0 : block_at == AT_LO ? p->lo[block] : p->hi[block];  // the block row's bound
       if (a > 0.0) {
         // w + a A d where the step ends on a bound (see PAS_W_UPDATES);
         // corrections for the clamped rows below.
@@ -308,7 +309,6 @@ int tsr_pas_solve(const TsrMlcp *p, int max_iter, int max_fresh, double *lambda,
         if (upd) {
           for (int i = 0; i < m; i++) w[i] += a * pas->Ad[i];
           // the block row ends on its bound exactly (below)
-          double lb = block_at == AT_LO ? p->lo[block] : p->hi[block];
           tsr_mlcp_add_column(p, block, (lb - lambda[block]) - a * d[block], w);
         }
         for (int k = 0; k < nf; k++) {
@@ -325,7 +325,6 @@ int tsr_pas_solve(const TsrMlcp *p, int max_iter, int max_fresh, double *lambda,
       for (int k = 0; k < nf; k++) d[pas->F[k]] = 0.0;
       if (block >= 0) {
         at[block] = (int8_t)block_at;
-        double lb = block_at == AT_LO ? p->lo[block] : p->hi[block];
         if (a == 0.0 && lambda[block] != lb) updates = -1;  // (the update above is for a > 0)
         lambda[block] = lb;
         if (a == 0.0 && block == released) hold[block] = 1, held = 1;

@@ -1142,8 +1142,10 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
       if (s->iface_solver == TSR_SCHUR_IFACE_PGS_SM) {
         irc = tsr_pgs_sm_solve(&ss->iface, &ip, ss->lam_g, ss->set_g, &ist, ss->ipgs);
       } else {
-        if (!ss->iretry && !(ss->iretry = tsr_bpp_retry_create())) return -1;
-        tsr_bpp_retry_set_skip(ss->iretry, 0);
+        if (!ss->iretry) {
+          if (!(ss->iretry = tsr_bpp_retry_create())) return -1;
+          tsr_bpp_retry_set_skip(ss->iretry, 0);  // see SUBSYSTEMSOLVE below
+        }
         irc = tsr_bpp_retry_solve(&ss->iface, &ip, ss->lam_g, ss->set_g, &ist, ss->ibpp, ss->iretry);
       }
     }
