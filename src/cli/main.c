@@ -41,6 +41,10 @@ static const char usage[] =
 //   OMP_WAIT_POLICY=passive          0.35    0.50
 //
 // 1,000 is libgomp's own count when it knows it has more threads than cores.
+// (The substructured solvers' loops now run on a team held for the whole
+// solve, solvers/team.h, whose helpers spin and then yield between loops;
+// this count applies to the other parallel regions and to the team's own
+// start and end.)
 // libgomp reads its environment once, in its constructor, before main():
 // so when neither variable is set, tessera sets GOMP_SPINCOUNT and executes
 // itself again (once: the variable is then set). A user's OMP_WAIT_POLICY or

@@ -20,6 +20,7 @@
 #include "util/fnv.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,8 +60,8 @@ static uint64_t sub_lambda_hash(const TsrSubstructure *ss) {
   return h;
 }
 
-int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
-                   int8_t *index_set, TsrSolveStats *stats, TsrFbic *f) {
+static int fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
+                      int8_t *index_set, TsrSolveStats *stats, TsrFbic *f) {
   TsrSubstructure *ss = &f->ss;
   double t0 = tsr_substructure_now();
   stats->converged = 0;
@@ -135,4 +136,33 @@ int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverPa
   stats->factorizations = factorizations;
   stats->residual = tsr_mlcp_residual_ws(p, lambda, ss->w, NULL);
   return converged ? 0 : 1;
+}
+
+typedef struct {
+  const TsrMlcp *p;
+  const TsrPartition *part;
+  const TsrSolverParams *params;
+  double *lambda;
+  int8_t *index_set;
+  TsrSolveStats *stats;
+  TsrFbic *f;
+} FbicArgs;
+
+static int fbic_on_team(void *arg, TsrTeam *team) {
+  FbicArgs *a = arg;
+  a->f->ss.team = team;
+  int rc = fbic_solve(a->p, a->part, a->params, a->lambda, a->index_set, a->stats, a->f);
+  a->f->ss.team = NULL;
+  return rc;
+}
+
+// The coupling iterations on one team of threads (team.h): up to 250
+// parallel loops a step, each of which would otherwise wait for its threads
+// to wake.
+int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
+                   int8_t *index_set, TsrSolveStats *stats, TsrFbic *f) {
+  int nsub = part && part->n_rows == p->m ? part->n_subsystems : 1;
+  int threads = params->threads > 0 ? params->threads : omp_get_max_threads();
+  FbicArgs a = {p, part, params, lambda, index_set, stats, f};
+  return tsr_team_run(threads < nsub ? threads : nsub, fbic_on_team, &a);
 }

@@ -85,8 +85,16 @@
 // subsystems agree on one index set (w_F = 0 for every free row of the whole
 // system; only bound violations remain). TSR_SCHUR_NO_CYCLE_FIX=1 disables it
 // (to measure what it does).
+//
+// Threads: one solve (both attempts, merged re-runs) runs on one team
+// (team.h), whose loops over the subsystems and the interface columns do not
+// wait for a thread that has not woken yet. Replaying chain_wrap's MLCPs
+// (2,400 steps, 2 threads, old and new binaries in turn, 3 runs each),
+// schur-bpp went from 1.87-1.98 to 1.61-1.82 times direct-bpp's time; two
+// runs at once on the 2 cores, from 0.90-1.08 to 0.53-0.66 ms a step.
 #include "solvers/schur.h"
 #include "solvers/stop.h"
+#include "solvers/team.h"
 #include "math/tsr_math.h"
 #include "util/clock.h"
 #include "util/env.h"
@@ -336,6 +344,37 @@ static int sub_threads(const TsrSubstructure *ss) {
   return ss->threads < ss->n_sub ? ss->threads : (ss->n_sub > 0 ? ss->n_sub : 1);
 }
 
+// Threads whose per-thread scratch a loop of nthr threads needs: inside a
+// solve's team (team.h) any of its threads may run an item.
+static int scratch_threads(const TsrSubstructure *ss, int nthr) {
+  int t = tsr_team_size(ss->team);
+  return t > nthr ? t : nthr;
+}
+
+// Item o of a loop over the subsystems, largest first.
+static TsrSchurSub *sub_at(TsrSubstructure *ss, int o) { return &ss->sub[ss->order[o]]; }
+
+// The longest item (TsrSchurSub.dt) of a loop over the subsystems.
+static double longest_item(const TsrSubstructure *ss) {
+  double longest = 0.0;
+  for (int i = 0; i < ss->n_sub; i++) longest = fmax(longest, ss->sub[i].dt);
+  return longest;
+}
+
+typedef struct {
+  const TsrMlcp *p;
+  TsrSubstructure *ss;
+  size_t cc;
+} ExtractLoop;
+
+static int extract_item(void *ctx, int o, int thread) {
+  ExtractLoop *e = ctx;
+  TsrSubstructure *ss = e->ss;
+  size_t t = (size_t)thread * e->cc;
+  return sub_extract(e->p, ss->sub_of, ss->loc, ss->order[o], ss->ng, ss->mark + t, ss->list + t,
+                     &ss->sub[ss->order[o]]) != 0;
+}
+
 int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params,
                            TsrSubstructure *ss) {
   int m = p->m;
@@ -407,18 +446,12 @@ int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const Tsr
   }
   // sub_extract's marks and positions: each thread's mark and list of
   // S_Gamma's assembly (free until then), marks reset to -1.
-  int nthr = sub_threads(ss);
-  if (reserve_columns(ss, nthr)) return -1;
+  int nthr = sub_threads(ss), nscr = scratch_threads(ss, nthr);
+  if (reserve_columns(ss, nscr)) return -1;
   size_t cc = (size_t)ss->cap_col;
-  for (size_t k = 0; k < cc * (size_t)nthr; k++) ss->mark[k] = -1;
-  int fail = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthr) reduction(| : fail)
-  for (int o = 0; o < nsub; o++) {
-    int i = ss->order[o];
-    size_t t = (size_t)omp_get_thread_num() * cc;
-    fail |= sub_extract(p, ss->sub_of, ss->loc, i, ng, ss->mark + t, ss->list + t, &ss->sub[i]) != 0;
-  }
-  return fail ? -1 : 0;
+  for (size_t k = 0; k < cc * (size_t)nscr; k++) ss->mark[k] = -1;
+  ExtractLoop e = {p, ss, cc};
+  return tsr_team_for(ss->team, nthr, nsub, 1, extract_item, &e) ? -1 : 0;
 }
 
 // b_i = b_i0 + G_i^T lambda_Gamma.
@@ -463,27 +496,35 @@ void tsr_substructure_start(const TsrMlcp *p, const TsrSolverParams *params, con
 // the coupling loop (0) every subsystem but the deferred linear ones, whose
 // statistics and rc are cleared; after it (1) those alone, the others left
 // as their last coupling iteration made them.
-static int solve_some(const TsrSolverParams *params, int deferred, TsrSubstructure *ss) {
-  int fail = 0;
-  TsrSolverParams sp = *params;
-  sp.warm_start = 1;  // from sub->set (I^(k-1)), see Algorithm 1 and §5.2
-  double longest = 0.0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(sub_threads(ss)) reduction(| : fail) reduction(max : longest)
-  for (int o = 0; o < ss->n_sub; o++) {
-    TsrSchurSub *u = &ss->sub[ss->order[o]];
-    if (u->deferred != deferred) {
-      if (!deferred) memset(&u->st, 0, sizeof u->st), u->rc = 0;
-      continue;
-    }
-    double t0 = tsr_now_seconds();
-    memset(&u->st, 0, sizeof u->st);
-    sub_rhs(ss->lam_g, u);
-    tsr_bpp_retry_set_skip(u->retry, ss->skip_class);
-    u->rc = u->n ? tsr_bpp_retry_solve(&u->mlcp, &sp, u->lambda, u->set, &u->st, u->bpp, u->retry) : 0;
-    fail |= u->rc < 0;
-    longest = fmax(longest, tsr_now_seconds() - t0);
+typedef struct {
+  TsrSubstructure *ss;
+  TsrSolverParams sp;
+  int deferred;
+} SolveLoop;
+
+static int solve_item(void *ctx, int o, int thread) {
+  (void)thread;
+  SolveLoop *l = ctx;
+  TsrSchurSub *u = sub_at(l->ss, o);
+  u->dt = 0.0;
+  if (u->deferred != l->deferred) {
+    if (!l->deferred) memset(&u->st, 0, sizeof u->st), u->rc = 0;
+    return 0;
   }
-  ss->times.subsystems_longest += longest;
+  double t0 = tsr_now_seconds();
+  memset(&u->st, 0, sizeof u->st);
+  sub_rhs(l->ss->lam_g, u);
+  tsr_bpp_retry_set_skip(u->retry, l->ss->skip_class);
+  u->rc = u->n ? tsr_bpp_retry_solve(&u->mlcp, &l->sp, u->lambda, u->set, &u->st, u->bpp, u->retry) : 0;
+  u->dt = tsr_now_seconds() - t0;
+  return u->rc < 0;
+}
+
+static int solve_some(const TsrSolverParams *params, int deferred, TsrSubstructure *ss) {
+  SolveLoop l = {ss, *params, deferred};
+  l.sp.warm_start = 1;  // from sub->set (I^(k-1)), see Algorithm 1 and §5.2
+  int fail = tsr_team_for(ss->team, sub_threads(ss), ss->n_sub, 1, solve_item, &l);
+  ss->times.subsystems_longest += longest_item(ss);
   return fail ? -1 : 0;
 }
 
@@ -627,6 +668,19 @@ static void interface_column(const TsrMlcp *p, int g, int *mark, int *list, doub
 // 1,000 rows with 100-row blocks.) Columns are independent: each one is
 // formed into its own slots (an upper bound of its entries: A_Gamma's plus
 // the heights of its blocks) by the threads, then the slots are closed up.
+typedef struct {
+  const TsrMlcp *p;
+  TsrSubstructure *ss;
+  size_t cc;
+} ColumnLoop;
+
+static int column_item(void *ctx, int g, int thread) {
+  ColumnLoop *l = ctx;
+  size_t t = (size_t)thread * l->cc;
+  interface_column(l->p, g, l->ss->mark + t, l->ss->list + t, l->ss->spa + t, l->ss);
+  return 0;
+}
+
 static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSubstructure *ss) {
   int ng = ss->ng, tot = 0;
   for (int i = 0; i < ss->n_sub; i++) tot += ss->sub[i].ng;
@@ -638,8 +692,8 @@ static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSub
     if (!a || !b) return -1;
     ss->cap_inv = c;
   }
-  int nthr = iface_threads(ss);
-  if (reserve_columns(ss, nthr)) return -1;
+  int nthr = iface_threads(ss), nscr = nthr > 1 ? scratch_threads(ss, nthr) : 1;
+  if (reserve_columns(ss, nscr)) return -1;
   int *ip = ss->ip;
   memset(ip, 0, (size_t)(ng + 1) * sizeof *ip);
   for (int i = 0; with_schur && i < ss->n_sub; i++)
@@ -664,12 +718,9 @@ static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSub
   TsrMlcp *S = &ss->iface;
   if (tsr_mlcp_reserve(S, ng, coff[ng] > nt ? coff[ng] : nt)) return -1;
   size_t cc = (size_t)ss->cap_col;
-  for (size_t k = 0; k < cc * (size_t)nthr; k++) ss->mark[k] = -1;
-#pragma omp parallel for schedule(dynamic, 16) num_threads(nthr) if (nthr > 1)
-  for (int g = 0; g < ng; g++) {
-    size_t t = (size_t)omp_get_thread_num() * cc;
-    interface_column(p, g, ss->mark + t, ss->list + t, ss->spa + t, ss);
-  }
+  for (size_t k = 0; k < cc * (size_t)nscr; k++) ss->mark[k] = -1;
+  ColumnLoop l = {p, ss, cc};
+  tsr_team_for(ss->team, nthr, ng, 16, column_item, &l);
   // Close up the slots (moving left: each column starts at or after out).
   int out = 0;
   S->Ap[0] = 0;
@@ -702,30 +753,36 @@ static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSub
 // summed, so the gain is small: 47.6 -> 46.7 ms a step (2 threads, means of
 // 3 whole runs each, within this machine's noise). TSR_SCHUR_NO_PARTIAL_SUMS=1
 // sums every column (tests compare the two).
-static void interface_values(const TsrMlcp *p, TsrSubstructure *ss) {
-  int ng = ss->ng, nthr = iface_threads(ss);  // as in that assembly: its scratch has room
+static int values_item(void *ctx, int g, int thread) {
+  ColumnLoop *l = ctx;
+  const TsrMlcp *p = l->p;
+  TsrSubstructure *ss = l->ss;
   TsrMlcp *S = &ss->iface;
+  int ng = ss->ng;
   double *dense = S->dense ? ss->dense : NULL;  // iface.dense is ss->dense, read-only there
-  size_t cc = (size_t)ss->cap_col;
-#pragma omp parallel for schedule(dynamic, 16) num_threads(nthr) if (nthr > 1)
-  for (int g = 0; g < ng; g++) {
-    int fresh = ss->whole_sums;
-    for (int q = ss->ip[g]; q < ss->ip[g + 1] && !fresh; q++) fresh = ss->sub[ss->ii[q]].blk_new;
-    if (!fresh) continue;
-    double *spa = ss->spa + (size_t)omp_get_thread_num() * cc;
-    for (int k = S->Ap[g]; k < S->Ap[g + 1]; k++) spa[S->Ai[k]] = 0.0;
-    int j = ss->gamma[g];
-    for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++)
-      if (ss->sub_of[p->Ai[q]] < 0) spa[ss->loc[p->Ai[q]]] += p->Ax[q];
-    for (int q = ss->ip[g]; q < ss->ip[g + 1]; q++) {
-      const TsrSchurSub *u = &ss->sub[ss->ii[q]];
-      const double *col = u->Sblk + (size_t)ss->ib[q] * u->ng;
-      for (int a = 0; a < u->ng; a++) spa[u->gam[a]] -= col[a];
-    }
-    for (int k = S->Ap[g]; k < S->Ap[g + 1]; k++) S->Ax[k] = spa[S->Ai[k]];
-    if (dense)
-      for (int k = S->Ap[g]; k < S->Ap[g + 1]; k++) dense[(size_t)g * (size_t)ng + (size_t)S->Ai[k]] = S->Ax[k];
+  int fresh = ss->whole_sums;
+  for (int q = ss->ip[g]; q < ss->ip[g + 1] && !fresh; q++) fresh = ss->sub[ss->ii[q]].blk_new;
+  if (!fresh) return 0;
+  double *spa = ss->spa + (size_t)thread * l->cc;
+  for (int k = S->Ap[g]; k < S->Ap[g + 1]; k++) spa[S->Ai[k]] = 0.0;
+  int j = ss->gamma[g];
+  for (int q = p->Ap[j]; q < p->Ap[j + 1]; q++)
+    if (ss->sub_of[p->Ai[q]] < 0) spa[ss->loc[p->Ai[q]]] += p->Ax[q];
+  for (int q = ss->ip[g]; q < ss->ip[g + 1]; q++) {
+    const TsrSchurSub *u = &ss->sub[ss->ii[q]];
+    const double *col = u->Sblk + (size_t)ss->ib[q] * u->ng;
+    for (int a = 0; a < u->ng; a++) spa[u->gam[a]] -= col[a];
   }
+  for (int k = S->Ap[g]; k < S->Ap[g + 1]; k++) S->Ax[k] = spa[S->Ai[k]];
+  if (dense)
+    for (int k = S->Ap[g]; k < S->Ap[g + 1]; k++) dense[(size_t)g * (size_t)ng + (size_t)S->Ai[k]] = S->Ax[k];
+  return 0;
+}
+
+static void interface_values(const TsrMlcp *p, TsrSubstructure *ss) {
+  // iface_threads as in that assembly: its scratch has room
+  ColumnLoop l = {p, ss, (size_t)ss->cap_col};
+  tsr_team_for(ss->team, iface_threads(ss), ss->ng, 16, values_item, &l);
 }
 
 // An interface matrix up to this order with at least a quarter of its
@@ -955,14 +1012,37 @@ static int sub_free_solve(TsrSchurSub *u, double shift, const double *w, const d
 // delta_Gamma), lambda_F += delta. Fg / nfg: the interface's free rows, whose
 // factor ss->ibpp holds. Returns 0, 1 when a subsystem's factor was shifted
 // (its rows are then not solved exactly by the correction), < 0 on failure.
+typedef struct {
+  TsrSubstructure *ss;
+  double shift;
+  const double *w, *dg;  // dg NULL: the first solve of refine_step
+  double *lambda;
+} RefineLoop;
+
+// An item's result: REFINE_FAIL and REFINE_SHIFTED (ORed over the loop).
+enum { REFINE_FAIL = 1, REFINE_SHIFTED = 2 };
+
+static int refine_item(void *ctx, int o, int thread) {
+  (void)thread;
+  RefineLoop *l = ctx;
+  TsrSchurSub *u = sub_at(l->ss, o);
+  int shifted = 0;
+  double *out = l->dg ? u->ry + u->n : u->ry;
+  int nf = sub_free_solve(u, l->shift, l->w, l->dg, out, &shifted);
+  int rc = shifted ? REFINE_SHIFTED : 0;
+  if (nf < 0) return rc | REFINE_FAIL;
+  for (int c = 0, k = 0; l->dg && c < u->n; c++)
+    if (u->set[c] == TSR_INDEX_FREE) l->lambda[u->rows[c]] += out[k++];
+  return rc;
+}
+
 static int refine_step(const TsrMlcp *p, double *lambda, const int *Fg, int nfg, double shift, TsrSubstructure *ss) {
   double *w = ss->w, *t = ss->w_def, *dg = ss->lam_g_old;  // [m], [ng], [ng]
   tsr_mlcp_slack(p, lambda, w);
-  int fail = 0, shifted = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(sub_threads(ss)) reduction(| : fail, shifted)
-  for (int o = 0; o < ss->n_sub; o++)
-    fail |= sub_free_solve(&ss->sub[ss->order[o]], shift, w, NULL, ss->sub[ss->order[o]].ry, &shifted) < 0;
-  if (fail) return -1;
+  RefineLoop l = {ss, shift, w, NULL, lambda};
+  int rc = tsr_team_for(ss->team, sub_threads(ss), ss->n_sub, 1, refine_item, &l);
+  if (rc & REFINE_FAIL) return -1;
+  int shifted = (rc & REFINE_SHIFTED) != 0;
   for (int g = 0; g < ss->ng; g++) t[g] = -w[ss->gamma[g]], dg[g] = 0.0;
   for (int i = 0; i < ss->n_sub; i++) {  // in subsystem order: the same sums for any thread count
     const TsrSchurSub *u = &ss->sub[i];
@@ -979,19 +1059,10 @@ static int refine_step(const TsrMlcp *p, double *lambda, const int *Fg, int nfg,
     dg[k] = 0.0;
     dg[Fg[k]] = v;
   }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(sub_threads(ss)) reduction(| : fail, shifted)
-  for (int o = 0; o < ss->n_sub; o++) {
-    TsrSchurSub *u = &ss->sub[ss->order[o]];
-    double *d = u->ry + u->n;
-    int nf = sub_free_solve(u, shift, w, dg, d, &shifted);
-    if (nf < 0) {
-      fail = 1;
-      continue;
-    }
-    for (int c = 0, k = 0; c < u->n; c++)
-      if (u->set[c] == TSR_INDEX_FREE) lambda[u->rows[c]] += d[k++];
-  }
-  if (fail) return -1;
+  l.dg = dg;
+  rc = tsr_team_for(ss->team, sub_threads(ss), ss->n_sub, 1, refine_item, &l);
+  if (rc & REFINE_FAIL) return -1;
+  shifted |= (rc & REFINE_SHIFTED) != 0;
   for (int k = 0; k < nfg; k++) lambda[ss->gamma[Fg[k]]] += dg[Fg[k]];
   return shifted;
 }
@@ -1052,6 +1123,44 @@ static int refine_interface(const TsrMlcp *p, double *lambda, double amax, TsrSc
   return changed;
 }
 
+typedef struct {
+  TsrSubstructure *ss;
+  double shift;
+  int defer;  // TsrSchur.defer
+  int fixed;  // the fixed-set pass after a cycle: Eq. 28 for I^k
+} BlockLoop;
+
+// SCHURCOMP's block of one subsystem, or its fixed-set solve.
+static int block_item(void *ctx, int o, int thread) {
+  (void)thread;
+  BlockLoop *l = ctx;
+  TsrSchurSub *u = sub_at(l->ss, o);
+  double t0 = tsr_now_seconds();
+  u->dt = 0.0;
+  if (l->fixed) {
+    sub_rhs(l->ss->lam_g, u);
+    u->blk_ok = 0;  // the fixed-set solve clears Sblk
+    u->deferred = 0;
+    int rc = sub_schur(u, l->shift, 1);
+    u->dt = tsr_now_seconds() - t0;
+    return rc < 0;
+  }
+  memcpy(u->prev_set, u->set, (size_t)u->n);
+  // Sblk and zblk depend on A_i, b_i0 and I_i only (not on lambda_Gamma):
+  // a subsystem whose set has not changed since they were formed keeps
+  // them. Seed 000 §8 names recomputing every block at every coupling
+  // iteration as what limits the speedup when a few sets keep changing.
+  u->blk_new = 0;
+  if (u->blk_ok && !memcmp(u->set, u->blk_set, (size_t)u->n)) return 0;
+  u->blk_new = 1;
+  int rc = sub_schur(u, l->shift, 0);
+  u->blk_ok = rc >= 0;
+  u->deferred = l->defer && u->linear && rc == 0;
+  memcpy(u->blk_set, u->set, (size_t)u->n);
+  u->dt = tsr_now_seconds() - t0;
+  return rc < 0;
+}
+
 // Algorithm 1 once on partition part. With may_merge (the first attempt, a
 // merged re-run to follow) it also gives up at STALL_ITERATIONS.
 static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
@@ -1109,28 +1218,9 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     int final_pass = cycled;
     double ta = tsr_substructure_now();
     // SCHURCOMP (Eqs. 24-25) from I^(k-1), blocks in parallel.
-    int fail = 0;
-    double longest = 0.0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(sub_threads(ss)) reduction(| : fail) reduction(max : longest)
-    for (int o = 0; o < N; o++) {
-      TsrSchurSub *u = &ss->sub[ss->order[o]];
-      double t0 = tsr_now_seconds();
-      memcpy(u->prev_set, u->set, (size_t)u->n);
-      // Sblk and zblk depend on A_i, b_i0 and I_i only (not on lambda_Gamma):
-      // a subsystem whose set has not changed since they were formed keeps
-      // them. Seed 000 §8 names recomputing every block at every coupling
-      // iteration as what limits the speedup when a few sets keep changing.
-      u->blk_new = 0;
-      if (u->blk_ok && !memcmp(u->set, u->blk_set, (size_t)u->n)) continue;
-      u->blk_new = 1;
-      int rc = sub_schur(u, 1e-10 * amax, 0);
-      fail |= rc < 0;
-      u->blk_ok = rc >= 0;
-      u->deferred = s->defer && u->linear && rc == 0;
-      memcpy(u->blk_set, u->set, (size_t)u->n);
-      longest = fmax(longest, tsr_now_seconds() - t0);
-    }
-    ss->times.schur_longest += longest;
+    BlockLoop bl = {ss, 1e-10 * amax, s->defer, 0};
+    int fail = tsr_team_for(ss->team, sub_threads(ss), N, 1, block_item, &bl);
+    ss->times.schur_longest += longest_item(ss);
     if (fail || tsr_substructure_interface(p, 1, ss)) return -1;
     if (s->measure_cond) add_cond(s);
     double tb = tsr_substructure_now();
@@ -1165,18 +1255,9 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     // skipped solves cost more than the stalls.
     ss->skip_class = k == 1;
     if (final_pass) {
-      longest = 0.0;  // the fixed-set solves: the subsystem phase's critical path
-#pragma omp parallel for schedule(dynamic, 1) num_threads(sub_threads(ss)) reduction(| : fail) reduction(max : longest)
-      for (int o = 0; o < N; o++) {
-        TsrSchurSub *u = &ss->sub[ss->order[o]];
-        double t0 = tsr_now_seconds();
-        sub_rhs(ss->lam_g, u);
-        u->blk_ok = 0;  // the fixed-set solve clears Sblk
-        u->deferred = 0;
-        fail |= sub_schur(u, 1e-10 * amax, 1) < 0;
-        longest = fmax(longest, tsr_now_seconds() - t0);
-      }
-      ss->times.subsystems_longest += longest;
+      bl.fixed = 1;  // the fixed-set solves: the subsystem phase's critical path
+      fail = tsr_team_for(ss->team, sub_threads(ss), N, 1, block_item, &bl);
+      ss->times.subsystems_longest += longest_item(ss);
       if (fail) return -1;
     } else if (tsr_substructure_solve_subsystems(params, ss)) {
       return -1;
@@ -1397,8 +1478,8 @@ static uint64_t body_partition_hash(const TsrPartition *part) {
   return tsr_fnv1a(TSR_FNV_OFFSET, part->body_subsystem, (size_t)part->n_bodies * sizeof *part->body_subsystem);
 }
 
-int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
-                    int8_t *index_set, TsrSolveStats *stats, TsrSchur *s) {
+static int schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
+                       int8_t *index_set, TsrSolveStats *stats, TsrSchur *s) {
   double t_first = tsr_substructure_now();
   // Sticky merges: in a pile-up, step after step needs the same merged
   // re-run, and the first attempts on the partition given are spent for
@@ -1498,4 +1579,32 @@ int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverP
   st2.subsystems = stats->subsystems, st2.interface_rows = stats->interface_rows;
   *stats = st2;
   return rc2;
+}
+
+typedef struct {
+  const TsrMlcp *p;
+  const TsrPartition *part;
+  const TsrSolverParams *params;
+  double *lambda;
+  int8_t *index_set;
+  TsrSolveStats *stats;
+  TsrSchur *s;
+} SolveArgs;
+
+static int solve_on_team(void *arg, TsrTeam *team) {
+  SolveArgs *a = arg;
+  a->s->ss.team = team;
+  int rc = schur_solve(a->p, a->part, a->params, a->lambda, a->index_set, a->stats, a->s);
+  a->s->ss.team = NULL;
+  return rc;
+}
+
+// The whole solve (both attempts, merged re-runs) on one team of threads
+// (team.h): no more than the partition has subsystems.
+int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
+                    int8_t *index_set, TsrSolveStats *stats, TsrSchur *s) {
+  int nsub = part && part->n_rows == p->m ? part->n_subsystems : 1;
+  int threads = params->threads > 0 ? params->threads : omp_get_max_threads();
+  SolveArgs a = {p, part, params, lambda, index_set, stats, s};
+  return tsr_team_run(threads < nsub ? threads : nsub, solve_on_team, &a);
 }

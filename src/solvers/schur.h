@@ -13,6 +13,7 @@
 #include "solvers/bpp_retry.h"
 #include "solvers/pgs_sm.h"
 #include "solvers/solver.h"
+#include "solvers/team.h"
 
 // Interface solvers of Algorithm 1 (INTERFACESOLVE).
 enum { TSR_SCHUR_IFACE_BPP = 0, TSR_SCHUR_IFACE_PGS_SM = 1 };
@@ -69,6 +70,7 @@ typedef struct {
   TsrSolveStats st;
   int rc;
   int changed_at;  // last coupling iteration whose solve changed I_i
+  double dt;       // wall time of its item in the last parallel loop (the critical paths, TsrSchurTimes)
   // linear: every row bilateral (no finite bound), so I_i is all free at
   // every coupling iteration. deferred: schur-bpp solves it only once, after
   // the coupling loop (schur.c, "Linear subsystems"); set per step.
@@ -108,6 +110,10 @@ typedef struct {
   TsrBppRetry *iretry;
   TsrPgsSm *ipgs;
   int threads;
+  // The team of the solve in progress (schur.c, tsr_schur_solve): its loops
+  // over the subsystems and the interface columns run on it. NULL outside
+  // one (fbic.c): each loop is then an OpenMP loop of its own.
+  TsrTeam *team;
   TsrSchurTimes times;
 } TsrSubstructure;
 
