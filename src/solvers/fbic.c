@@ -20,7 +20,6 @@
 #include "util/fnv.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +60,8 @@ static uint64_t sub_lambda_hash(const TsrSubstructure *ss) {
 }
 
 static int fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
-                      int8_t *index_set, TsrSolveStats *stats, TsrFbic *f) {
+                      int8_t *index_set, TsrSolveStats *stats, void *solver) {
+  TsrFbic *f = solver;
   TsrSubstructure *ss = &f->ss;
   double t0 = tsr_substructure_now();
   stats->converged = 0;
@@ -138,31 +138,10 @@ static int fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
   return converged ? 0 : 1;
 }
 
-typedef struct {
-  const TsrMlcp *p;
-  const TsrPartition *part;
-  const TsrSolverParams *params;
-  double *lambda;
-  int8_t *index_set;
-  TsrSolveStats *stats;
-  TsrFbic *f;
-} FbicArgs;
-
-static int fbic_on_team(void *arg, TsrTeam *team) {
-  FbicArgs *a = arg;
-  a->f->ss.team = team;
-  int rc = fbic_solve(a->p, a->part, a->params, a->lambda, a->index_set, a->stats, a->f);
-  a->f->ss.team = NULL;
-  return rc;
-}
-
 // The coupling iterations on one team of threads (team.h): up to 250
 // parallel loops a step, each of which would otherwise wait for its threads
 // to wake.
 int tsr_fbic_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
                    int8_t *index_set, TsrSolveStats *stats, TsrFbic *f) {
-  int nsub = part && part->n_rows == p->m ? part->n_subsystems : 1;
-  int threads = params->threads > 0 ? params->threads : omp_get_max_threads();
-  FbicArgs a = {p, part, params, lambda, index_set, stats, f};
-  return tsr_team_run(threads < nsub ? threads : nsub, fbic_on_team, &a);
+  return tsr_substructure_on_team(fbic_solve, f, &f->ss, p, part, params, lambda, index_set, stats);
 }

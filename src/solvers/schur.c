@@ -361,14 +361,16 @@ static double longest_item(const TsrSubstructure *ss) {
   return longest;
 }
 
+// A loop whose items use the calling thread's row (cc entries) of the
+// per-thread scratch (mark, list, spa).
 typedef struct {
   const TsrMlcp *p;
   TsrSubstructure *ss;
   size_t cc;
-} ExtractLoop;
+} ScratchLoop;
 
 static int extract_item(void *ctx, int o, int thread) {
-  ExtractLoop *e = ctx;
+  ScratchLoop *e = ctx;
   TsrSubstructure *ss = e->ss;
   size_t t = (size_t)thread * e->cc;
   return sub_extract(e->p, ss->sub_of, ss->loc, ss->order[o], ss->ng, ss->mark + t, ss->list + t,
@@ -450,7 +452,7 @@ int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const Tsr
   if (reserve_columns(ss, nscr)) return -1;
   size_t cc = (size_t)ss->cap_col;
   for (size_t k = 0; k < cc * (size_t)nscr; k++) ss->mark[k] = -1;
-  ExtractLoop e = {p, ss, cc};
+  ScratchLoop e = {p, ss, cc};
   return tsr_team_for(ss->team, nthr, nsub, 1, extract_item, &e) ? -1 : 0;
 }
 
@@ -668,14 +670,8 @@ static void interface_column(const TsrMlcp *p, int g, int *mark, int *list, doub
 // 1,000 rows with 100-row blocks.) Columns are independent: each one is
 // formed into its own slots (an upper bound of its entries: A_Gamma's plus
 // the heights of its blocks) by the threads, then the slots are closed up.
-typedef struct {
-  const TsrMlcp *p;
-  TsrSubstructure *ss;
-  size_t cc;
-} ColumnLoop;
-
 static int column_item(void *ctx, int g, int thread) {
-  ColumnLoop *l = ctx;
+  ScratchLoop *l = ctx;
   size_t t = (size_t)thread * l->cc;
   interface_column(l->p, g, l->ss->mark + t, l->ss->list + t, l->ss->spa + t, l->ss);
   return 0;
@@ -719,7 +715,7 @@ static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSub
   if (tsr_mlcp_reserve(S, ng, coff[ng] > nt ? coff[ng] : nt)) return -1;
   size_t cc = (size_t)ss->cap_col;
   for (size_t k = 0; k < cc * (size_t)nscr; k++) ss->mark[k] = -1;
-  ColumnLoop l = {p, ss, cc};
+  ScratchLoop l = {p, ss, cc};
   tsr_team_for(ss->team, nthr, ng, 16, column_item, &l);
   // Close up the slots (moving left: each column starts at or after out).
   int out = 0;
@@ -754,7 +750,7 @@ static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSub
 // 3 whole runs each, within this machine's noise). TSR_SCHUR_NO_PARTIAL_SUMS=1
 // sums every column (tests compare the two).
 static int values_item(void *ctx, int g, int thread) {
-  ColumnLoop *l = ctx;
+  ScratchLoop *l = ctx;
   const TsrMlcp *p = l->p;
   TsrSubstructure *ss = l->ss;
   TsrMlcp *S = &ss->iface;
@@ -781,7 +777,7 @@ static int values_item(void *ctx, int g, int thread) {
 
 static void interface_values(const TsrMlcp *p, TsrSubstructure *ss) {
   // iface_threads as in that assembly: its scratch has room
-  ColumnLoop l = {p, ss, (size_t)ss->cap_col};
+  ScratchLoop l = {p, ss, (size_t)ss->cap_col};
   tsr_team_for(ss->team, iface_threads(ss), ss->ng, 16, values_item, &l);
 }
 
@@ -1479,7 +1475,8 @@ static uint64_t body_partition_hash(const TsrPartition *part) {
 }
 
 static int schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
-                       int8_t *index_set, TsrSolveStats *stats, TsrSchur *s) {
+                       int8_t *index_set, TsrSolveStats *stats, void *solver) {
+  TsrSchur *s = solver;
   double t_first = tsr_substructure_now();
   // Sticky merges: in a pile-up, step after step needs the same merged
   // re-run, and the first attempts on the partition given are spent for
@@ -1582,29 +1579,36 @@ static int schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolv
 }
 
 typedef struct {
+  TsrSubstructureSolve fn;
+  void *solver;
+  TsrSubstructure *ss;
   const TsrMlcp *p;
   const TsrPartition *part;
   const TsrSolverParams *params;
   double *lambda;
   int8_t *index_set;
   TsrSolveStats *stats;
-  TsrSchur *s;
-} SolveArgs;
+} TeamSolve;
 
 static int solve_on_team(void *arg, TsrTeam *team) {
-  SolveArgs *a = arg;
-  a->s->ss.team = team;
-  int rc = schur_solve(a->p, a->part, a->params, a->lambda, a->index_set, a->stats, a->s);
-  a->s->ss.team = NULL;
+  TeamSolve *a = arg;
+  a->ss->team = team;
+  int rc = a->fn(a->p, a->part, a->params, a->lambda, a->index_set, a->stats, a->solver);
+  a->ss->team = NULL;
   return rc;
 }
 
-// The whole solve (both attempts, merged re-runs) on one team of threads
-// (team.h): no more than the partition has subsystems.
-int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
-                    int8_t *index_set, TsrSolveStats *stats, TsrSchur *s) {
+int tsr_substructure_on_team(TsrSubstructureSolve fn, void *solver, TsrSubstructure *ss, const TsrMlcp *p,
+                             const TsrPartition *part, const TsrSolverParams *params, double *lambda, int8_t *index_set,
+                             TsrSolveStats *stats) {
   int nsub = part && part->n_rows == p->m ? part->n_subsystems : 1;
   int threads = params->threads > 0 ? params->threads : omp_get_max_threads();
-  SolveArgs a = {p, part, params, lambda, index_set, stats, s};
+  TeamSolve a = {fn, solver, ss, p, part, params, lambda, index_set, stats};
   return tsr_team_run(threads < nsub ? threads : nsub, solve_on_team, &a);
+}
+
+// The whole solve (both attempts, merged re-runs) on one team of threads.
+int tsr_schur_solve(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params, double *lambda,
+                    int8_t *index_set, TsrSolveStats *stats, TsrSchur *s) {
+  return tsr_substructure_on_team(schur_solve, s, &s->ss, p, part, params, lambda, index_set, stats);
 }

@@ -159,5 +159,14 @@ int tsr_substructure_interface(const TsrMlcp *p, int with_schur, TsrSubstructure
 void tsr_substructure_gather(const TsrSubstructure *ss, double *lambda, int8_t *index_set);
 void tsr_substructure_free(TsrSubstructure *ss);
 double tsr_substructure_now(void);
+// A substructured solve (schur.c's, fbic.c's) with its solver object.
+typedef int (*TsrSubstructureSolve)(const TsrMlcp *p, const TsrPartition *part, const TsrSolverParams *params,
+                                    double *lambda, int8_t *index_set, TsrSolveStats *stats, void *solver);
+// Runs fn on a team of threads (team.h) held for the whole solve, ss->team
+// set meanwhile: as many threads as params->threads (0: every core), but no
+// more than part has subsystems. Returns fn's result.
+int tsr_substructure_on_team(TsrSubstructureSolve fn, void *solver, TsrSubstructure *ss, const TsrMlcp *p,
+                             const TsrPartition *part, const TsrSolverParams *params, double *lambda, int8_t *index_set,
+                             TsrSolveStats *stats);
 
 #endif
