@@ -471,10 +471,8 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
     int arc = pas_first(r, p, params, lambda, index_set, &spent, &facts, stats, &first);
     if (arc < 0) return -1;
     if (arc == 0) {
-      rc = 0;
       stage = "active set, first BPP skipped";
-      by_pas = 1;
-      goto done;
+      goto solved_by_pas;
     }
     r->skip_left = r->skip_level = 0;
     memcpy(lambda, r->start, (size_t)m * sizeof *lambda);
@@ -510,14 +508,12 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
       int arc = pas_first(r, p, params, lambda, index_set, &spent, &facts, stats, &first);
       if (arc < 0) return -1;
       if (arc == 0) {
-        rc = 0;
         stage = "active set";
-        by_pas = 1;
         if (r->skip_class) {  // block pivoting stalled, the attempt solved p
           if (r->skip_level < SKIP_LEVELS) r->skip_level++;
           r->skip_left = (1 << r->skip_level) - 1;
         }
-        goto done;
+        goto solved_by_pas;
       }
     }
     if (r->skip_class) r->skip_level = 0;
@@ -530,10 +526,8 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
     }
     if (prc > 0 &&
         pas_stage(r, p, PAS_BUDGET * params->max_pivots, -1, lambda, index_set, &spent, &facts, stats, &first) == 0) {
-      rc = 0;
       stage = "active set after projected Newton";
-      by_pas = 1;
-      goto done;
+      goto solved_by_pas;
     }
     if (prc > 0) {  // near the minimiser: its index set seeds block pivoting again
       TsrSolveStats bst = {0};
@@ -598,6 +592,10 @@ int tsr_bpp_retry_solve(const TsrMlcp *p, const TsrSolverParams *params, double 
 keep_first:
   copy_iterate(m, lambda, index_set, r->best_lambda, r->best_set);
   *stats = first;
+  goto done;
+solved_by_pas:  // an active-set attempt solved p (stage names which)
+  rc = 0;
+  by_pas = 1;
 done:
   stats->iterations = it0 + spent, stats->factorizations = fa0 + facts;
   // An active-set result needs no polish: it stops only with every row

@@ -334,6 +334,11 @@ static int reserve_columns(TsrSubstructure *ss, int nthr) {
   return 0;
 }
 
+// The thread count params ask for (0: every core).
+static int param_threads(const TsrSolverParams *params) {
+  return params->threads > 0 ? params->threads : omp_get_max_threads();
+}
+
 // The team of a loop over the subsystems: no more threads than subsystems.
 // A thread without a subsystem would only be woken and joined at each
 // parallel region. (On a 16-core machine, chain_wrap's 10 subsystems spent
@@ -385,7 +390,7 @@ int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const Tsr
   // the arrays below take at least one)
   ss->n_reported = nsub;
   if (nsub < 1) nsub = 1;
-  ss->threads = params->threads > 0 ? params->threads : omp_get_max_threads();
+  ss->threads = param_threads(params);
   ss->iface_pattern = 0;  // the partition or the blocks' rows may differ
   if (m + 1 > ss->cap_m || !ss->sub_of) {
     int c = m + 1 + m / 4 + 8;
@@ -1602,7 +1607,7 @@ int tsr_substructure_on_team(TsrSubstructureSolve fn, void *solver, TsrSubstruct
                              const TsrPartition *part, const TsrSolverParams *params, double *lambda, int8_t *index_set,
                              TsrSolveStats *stats) {
   int nsub = part && part->n_rows == p->m ? part->n_subsystems : 1;
-  int threads = params->threads > 0 ? params->threads : omp_get_max_threads();
+  int threads = param_threads(params);
   TeamSolve a = {fn, solver, ss, p, part, params, lambda, index_set, stats};
   return tsr_team_run(threads < nsub ? threads : nsub, solve_on_team, &a);
 }
