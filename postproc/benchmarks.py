@@ -585,38 +585,47 @@ def main(argv=None):
                 "each solver's median of %d runs (by mean); schur-bpp's split per step (ms) and the steps it solved "
                 "again with the direct solver. Longest subsystem: the longest single subsystem solve of each "
                 "coupling iteration, summed (the subsystem phase's critical path: no thread count takes the "
-                "phase below it); merged: time in merged re-runs (within the split)." % max(1, a.repeat), "",
+                "phase below it); merged: time in merged re-runs (within the split). Any threads: schur-bpp's "
+                "solve with every parallel loop at its longest item and its serial code as it is (`tessera "
+                "compare`'s any-threads bound), and at best direct-bpp's mean over it: the most any thread count "
+                "could give on these partitions (tightest from the 1-thread runs, whose items run alone)."
+                % max(1, a.repeat), "",
                 "| scene | threads | steps | direct-bpp mean | median | schur-bpp mean | median | speedup (means) "
-                "| S_Gamma | interface | subsystems | longest subsystem | merged | fallback | fallbacks |",
-                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                "| S_Gamma | interface | subsystems | longest subsystem | merged | fallback | fallbacks "
+                "| any threads | at best |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for (scene, t), r in whole.items():
             d, sb = r.get("direct-bpp"), r.get("schur-bpp")
             if not d or not sb:
                 continue
             ph = sb.get("phase_ms", {})
-            out.append("| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |" % (
+            bd = ph.get("any_threads_bound")
+            out.append("| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s |" % (
                 scene, t, sb["steps"], ms(d["mean_ms"]), ms(d["median_ms"]), ms(sb["mean_ms"]), ms(sb["median_ms"]),
                 speed(d["mean_ms"], sb["mean_ms"]), ms(ph.get("schur")), ms(ph.get("interface")),
                 ms(ph.get("subsystems")), ms(ph.get("subsystems_longest")), ms(ph.get("merged")),
-                ms(ph.get("fallback")), sb.get("fallbacks", 0)))
+                ms(ph.get("fallback")), sb.get("fallbacks", 0), ms(bd),
+                "%.2fx" % (d["mean_ms"] / bd) if bd else "-"))
         out.append("")
     if replays:
         out += ["The two solvers' trajectories diverge in chain_drop's pile-up (it is chaotic), so the means "
                 "above compare different piles. `tessera compare --replay REF` removes that: one run is driven by "
                 "the reference solver, and at every step both solvers solve the very MLCP it saw, from the same "
                 "warm start (mean / median ms, % of steps converged; med ratio: the median over steps of "
-                "direct-bpp's time over schur-bpp's on the same MLCP):", "",
-                "| scene | reference | threads | direct-bpp | schur-bpp | speedup (means) | med ratio |",
-                "|---|---|---:|---:|---:|---:|---:|"]
+                "direct-bpp's time over schur-bpp's on the same MLCP; at best: direct-bpp's mean over "
+                "schur-bpp's any-threads bound, as above):", "",
+                "| scene | reference | threads | direct-bpp | schur-bpp | speedup (means) | med ratio | at best |",
+                "|---|---|---:|---:|---:|---:|---:|---:|"]
         for (scene, ref, t), r in replays.items():
             d, sb = r.get("direct-bpp"), r.get("schur-bpp")
             if not d or not sb or not sb.get("mean_ms"):
                 continue
             mr = sb.get("median_ratio")
-            out.append("| %s | %s | %d | %s / %s (%.1f%%) | %s / %s (%.1f%%) | %.2fx | %s |" % (
+            bd = sb.get("phase_ms", {}).get("any_threads_bound")
+            out.append("| %s | %s | %d | %s / %s (%.1f%%) | %s / %s (%.1f%%) | %.2fx | %s | %s |" % (
                 scene, ref, t, ms(d["mean_ms"]), ms(d["median_ms"]), d["pct_converged"], ms(sb["mean_ms"]),
                 ms(sb["median_ms"]), sb["pct_converged"], d["mean_ms"] / sb["mean_ms"],
-                "-" if mr is None else "%.2fx" % mr))
+                "-" if mr is None else "%.2fx" % mr, "%.2fx" % (d["mean_ms"] / bd) if bd else "-"))
         out.append("")
     if splits.get("direct-bpp") and splits.get("schur-bpp"):
         d, sb = splits["direct-bpp"], splits["schur-bpp"]
@@ -624,14 +633,19 @@ def main(argv=None):
                 and r.get("schur-bpp") and r["schur-bpp"].get("phase_ms", {}).get("subsystems_longest")]
         bound = ""
         if crit:
-            t, r = max(crit, key=lambda x: x[0])
-            longest = r["schur-bpp"]["phase_ms"]["subsystems_longest"]
+            t, r = min(crit, key=lambda x: x[0])  # (the fewest threads: items timed alone)
+            ph = r["schur-bpp"]["phase_ms"]
+            longest = ph["subsystems_longest"]
             bound = (" The costliest subsystem solve of each coupling iteration runs alone whatever the thread count "
                      "(the whole-run table's longest subsystem, %.2f ms per step with %d thread%s), and in the "
                      "pile-up that is the pile's restarted solve: direct-bpp's mean over it, %.1fx, bounds "
                      "schur-bpp's speedup on this trajectory with any number of threads, before S_Gamma, the "
                      "interface and the other solves are counted." % (
                          longest, t, "" if t == 1 else "s", r["direct-bpp"]["mean_ms"] / longest))
+            if ph.get("any_threads_bound"):
+                bound += (" Counting them (every parallel loop at its longest item, the serial code as it is: "
+                          "%.2f ms per step), the bound is %.2fx." % (
+                              ph["any_threads_bound"], r["direct-bpp"]["mean_ms"] / ph["any_threads_bound"]))
         out += ["### Where chain_drop's time goes", "",
                 "chain_drop's whole run again with each solver, 1 thread, `TSR_RETRY_TRACE=1`: the solves whose "
                 "block pivoting stalled and went on to the restarts of `src/solvers/bpp_retry.c` (the active-set "

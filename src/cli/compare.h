@@ -22,6 +22,10 @@ typedef struct {
   double median_ratio;  // replay: median over steps of direct-bpp's time / this one's (NaN otherwise)
   double part_ms, setup_ms, schur_ms, iface_ms, subs_ms, fallback_ms;
   double schur_longest_ms, subs_longest_ms, merged_ms;  // tsr_solver_critical_seconds
+  // Substructured solvers: mean_ms less the parallel slack per step
+  // (tsr_solver_slack_seconds): no thread count takes a step's solve below it
+  // on these partitions. NaN for the others.
+  double bound_ms;
   int substructured, subsystems, interface_rows;
   double mean_subsystems, mean_interface_rows, cond_mean;
   int min_bodies, max_bodies;  // bodies per subsystem over every step
@@ -54,7 +58,13 @@ static inline void tsr_compare_note_rel(double rel, TsrCompareRow *row) {
 static inline void tsr_compare_no_figures(TsrCompareRow *row) {
   row->max_err = row->max_rel = row->max_joint = row->max_pen = NAN;
   row->part_ms = row->setup_ms = row->schur_ms = row->iface_ms = row->subs_ms = row->fallback_ms = NAN;
-  row->schur_longest_ms = row->subs_longest_ms = row->merged_ms = NAN;
+  row->schur_longest_ms = row->subs_longest_ms = row->merged_ms = row->bound_ms = NAN;
+}
+
+// row->bound_ms from the solver's parallel slack over n steps (mean_ms set);
+// NaN for a solver without one or without steps.
+static inline void tsr_compare_set_bound(double slack_seconds, int have, long n, TsrCompareRow *row) {
+  row->bound_ms = have && n > 0 ? row->mean_ms - 1e3 * slack_seconds / (double)n : NAN;
 }
 
 // Bodies per subsystem of a partition with ns subsystems (per: room for ns

@@ -182,6 +182,7 @@ void tsr_substructure_free(TsrSubstructure *ss) {
   free(ss->lam_g), free(ss->lam_g_old), free(ss->w_def), free(ss->set_g);
   free(ss->ip), free(ss->ii), free(ss->ib), free(ss->mark), free(ss->list), free(ss->spa), free(ss->coff);
   free(ss->dense);
+  free(ss->item_max);
   tsr_mlcp_free(&ss->iface);
   tsr_bpp_free(&ss->ibpp);
   tsr_bpp_retry_free(&ss->iretry);
@@ -356,6 +357,40 @@ static int scratch_threads(const TsrSubstructure *ss, int nthr) {
   return t > nthr ? t : nthr;
 }
 
+// A loop of the solve (tsr_team_for) whose items are timed: the loop's wall
+// time beyond its longest item is added to times.slack when more threads
+// could split it (split: the loop has several items that this solver runs
+// on several threads when it has them), so that the solve time less the
+// slack bounds from below what any thread count could take (schur.h). Each
+// thread keeps its own longest item (item_max), read after the loop.
+typedef struct {
+  TsrTeamItem fn;
+  void *ctx;
+  double *item_max;
+} TimedLoop;
+
+static int timed_item(void *ctx, int item, int thread) {
+  TimedLoop *l = ctx;
+  double t0 = tsr_now_seconds();
+  int rc = l->fn(l->ctx, item, thread);
+  double dt = tsr_now_seconds() - t0;
+  if (dt > l->item_max[thread]) l->item_max[thread] = dt;
+  return rc;
+}
+
+static int sub_for(TsrSubstructure *ss, int nthr, int n, int chunk, int split, TsrTeamItem fn, void *ctx) {
+  int nt = scratch_threads(ss, nthr);
+  if (tsr_grow((void **)&ss->item_max, &ss->cap_item_max, nt, sizeof *ss->item_max)) return -1;
+  for (int t = 0; t < nt; t++) ss->item_max[t] = 0.0;
+  TimedLoop l = {fn, ctx, ss->item_max};
+  double t0 = tsr_now_seconds();
+  int rc = tsr_team_for(ss->team, nthr, n, chunk, timed_item, &l);
+  double wall = tsr_now_seconds() - t0, longest = 0.0;
+  for (int t = 0; t < nt; t++) longest = fmax(longest, ss->item_max[t]);
+  if (split && n > 1) ss->times.slack += fmax(0.0, wall - longest);
+  return rc;
+}
+
 // Item o of a loop over the subsystems, largest first.
 static TsrSchurSub *sub_at(TsrSubstructure *ss, int o) { return &ss->sub[ss->order[o]]; }
 
@@ -458,7 +493,7 @@ int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const Tsr
   size_t cc = (size_t)ss->cap_col;
   for (size_t k = 0; k < cc * (size_t)nscr; k++) ss->mark[k] = -1;
   ScratchLoop e = {p, ss, cc};
-  return tsr_team_for(ss->team, nthr, nsub, 1, extract_item, &e) ? -1 : 0;
+  return sub_for(ss, nthr, nsub, 1, 1, extract_item, &e) ? -1 : 0;
 }
 
 // b_i = b_i0 + G_i^T lambda_Gamma.
@@ -530,7 +565,7 @@ static int solve_item(void *ctx, int o, int thread) {
 static int solve_some(const TsrSolverParams *params, int deferred, TsrSubstructure *ss) {
   SolveLoop l = {ss, *params, deferred};
   l.sp.warm_start = 1;  // from sub->set (I^(k-1)), see Algorithm 1 and §5.2
-  int fail = tsr_team_for(ss->team, sub_threads(ss), ss->n_sub, 1, solve_item, &l);
+  int fail = sub_for(ss, sub_threads(ss), ss->n_sub, 1, 1, solve_item, &l);
   ss->times.subsystems_longest += longest_item(ss);
   return fail ? -1 : 0;
 }
@@ -721,7 +756,7 @@ static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSub
   size_t cc = (size_t)ss->cap_col;
   for (size_t k = 0; k < cc * (size_t)nscr; k++) ss->mark[k] = -1;
   ScratchLoop l = {p, ss, cc};
-  tsr_team_for(ss->team, nthr, ng, 16, column_item, &l);
+  if (sub_for(ss, nthr, ng, 16, ng >= PARALLEL_IFACE_COLUMNS, column_item, &l)) return -1;
   // Close up the slots (moving left: each column starts at or after out).
   int out = 0;
   S->Ap[0] = 0;
@@ -780,10 +815,10 @@ static int values_item(void *ctx, int g, int thread) {
   return 0;
 }
 
-static void interface_values(const TsrMlcp *p, TsrSubstructure *ss) {
+static int interface_values(const TsrMlcp *p, TsrSubstructure *ss) {
   // iface_threads as in that assembly: its scratch has room
   ScratchLoop l = {p, ss, (size_t)ss->cap_col};
-  tsr_team_for(ss->team, iface_threads(ss), ss->ng, 16, values_item, &l);
+  return sub_for(ss, iface_threads(ss), ss->ng, 16, ss->ng >= PARALLEL_IFACE_COLUMNS, values_item, &l) ? -1 : 0;
 }
 
 // An interface matrix up to this order with at least a quarter of its
@@ -823,7 +858,7 @@ static void iface_dense(TsrSubstructure *ss) {
 int tsr_substructure_interface(const TsrMlcp *p, int with_schur, TsrSubstructure *ss) {
   int ng = ss->ng, nt = 0;
   if (with_schur && ss->iface_pattern) {
-    interface_values(p, ss);  // iface.dense as the last assembly left it, updated
+    if (interface_values(p, ss)) return -1;  // iface.dense as the last assembly left it, updated
   } else {
     for (int g = 0; g < ng; g++) {
       int j = ss->gamma[g];
@@ -1041,7 +1076,7 @@ static int refine_step(const TsrMlcp *p, double *lambda, const int *Fg, int nfg,
   double *w = ss->w, *t = ss->w_def, *dg = ss->lam_g_old;  // [m], [ng], [ng]
   tsr_mlcp_slack(p, lambda, w);
   RefineLoop l = {ss, shift, w, NULL, lambda};
-  int rc = tsr_team_for(ss->team, sub_threads(ss), ss->n_sub, 1, refine_item, &l);
+  int rc = sub_for(ss, sub_threads(ss), ss->n_sub, 1, 1, refine_item, &l);
   if (rc & REFINE_FAIL) return -1;
   int shifted = (rc & REFINE_SHIFTED) != 0;
   for (int g = 0; g < ss->ng; g++) t[g] = -w[ss->gamma[g]], dg[g] = 0.0;
@@ -1061,7 +1096,7 @@ static int refine_step(const TsrMlcp *p, double *lambda, const int *Fg, int nfg,
     dg[Fg[k]] = v;
   }
   l.dg = dg;
-  rc = tsr_team_for(ss->team, sub_threads(ss), ss->n_sub, 1, refine_item, &l);
+  rc = sub_for(ss, sub_threads(ss), ss->n_sub, 1, 1, refine_item, &l);
   if (rc & REFINE_FAIL) return -1;
   shifted |= (rc & REFINE_SHIFTED) != 0;
   for (int k = 0; k < nfg; k++) lambda[ss->gamma[Fg[k]]] += dg[Fg[k]];
@@ -1220,7 +1255,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     double ta = tsr_substructure_now();
     // SCHURCOMP (Eqs. 24-25) from I^(k-1), blocks in parallel.
     BlockLoop bl = {ss, 1e-10 * amax, s->defer, 0};
-    int fail = tsr_team_for(ss->team, sub_threads(ss), N, 1, block_item, &bl);
+    int fail = sub_for(ss, sub_threads(ss), N, 1, 1, block_item, &bl);
     ss->times.schur_longest += longest_item(ss);
     if (fail || tsr_substructure_interface(p, 1, ss)) return -1;
     if (s->measure_cond) add_cond(s);
@@ -1257,7 +1292,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     ss->skip_class = k == 1;
     if (final_pass) {
       bl.fixed = 1;  // the fixed-set solves: the subsystem phase's critical path
-      fail = tsr_team_for(ss->team, sub_threads(ss), N, 1, block_item, &bl);
+      fail = sub_for(ss, sub_threads(ss), N, 1, 1, block_item, &bl);
       ss->times.subsystems_longest += longest_item(ss);
       if (fail) return -1;
     } else if (tsr_substructure_solve_subsystems(params, ss)) {

@@ -32,6 +32,13 @@ typedef struct {
   double schur_longest;
   double subsystems_longest;
   double merged;  // wall time of the merged re-runs (also in the phases above)
+  // Parallel slack: the wall time of every loop that more threads could
+  // split (over several subsystems, or over PARALLEL_IFACE_COLUMNS interface
+  // columns and more) beyond its longest single item. The solve time less
+  // this is what the solve would take if every such loop took only its
+  // longest item and the serial code stayed as it is: a lower bound on its
+  // time at any thread count, for this partition (tsr_solver_thread_bound).
+  double slack;
   long solves;
   long merges;  // schur-bpp steps re-run on a merged partition (schur.c)
   // With tsr_schur_measure_cond on: cond_2(S_Gamma) summed over the coupling
@@ -115,6 +122,8 @@ typedef struct {
   // one (fbic.c): each loop is then an OpenMP loop of its own.
   TsrTeam *team;
   TsrSchurTimes times;
+  double *item_max;  // [cap_item_max] the longest item of the loop in progress, per thread (sub_for)
+  int cap_item_max;
 } TsrSubstructure;
 
 typedef struct TsrSchur TsrSchur;

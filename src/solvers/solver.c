@@ -342,3 +342,10 @@ int tsr_solver_critical_seconds(const TsrSolver *s, double *schur_longest, doubl
   *schur_longest = t->schur_longest, *subsystems_longest = t->subsystems_longest, *merged = t->merged;
   return 0;
 }
+
+int tsr_solver_slack_seconds(const TsrSolver *s, double *slack) {
+  const TsrSchurTimes *t = s->schur ? tsr_schur_times(s->schur) : s->fbic ? tsr_fbic_times(s->fbic) : NULL;
+  if (!t) return -1;
+  *slack = t->slack;
+  return 0;
+}

@@ -83,5 +83,10 @@ int tsr_solver_phase_seconds(const TsrSolver *s, double *setup, double *schur, d
 // iteration, summed; TsrSchurTimes) and the time in merged re-runs (schur-bpp,
 // schur-pgs-sm), in seconds. Returns -1 (nothing set) for other solvers.
 int tsr_solver_critical_seconds(const TsrSolver *s, double *schur_longest, double *subsystems_longest, double *merged);
+// Substructured solvers: the parallel slack of their solves so far (seconds,
+// TsrSchurTimes.slack): their solve time less this bounds from below what
+// they would take at any thread count on the same partitions. Returns -1
+// (nothing set) for other solvers.
+int tsr_solver_slack_seconds(const TsrSolver *s, double *slack);
 
 #endif

@@ -791,6 +791,28 @@ joints:
     check(0.0 < sl <= ph.get("schur", 0.0) and 0.0 < bl <= ph.get("subsystems", 0.0),
           "critical paths within their phases (%s)" % ph)
     check(ph.get("merged") == 0.0 and "longest, ms:" in out_s, "no merged re-run; the table shows the critical paths")
+    # The bound at any thread count: every parallel loop at its longest item
+    # and the serial code as it is. It keeps both critical paths and cannot
+    # exceed the solve itself; a whole-system solver has none.
+    bd = ph.get("any_threads_bound")
+    check(bd is not None and sl + bl <= bd * (1 + 1e-12) and bd <= sb.get("mean_ms", 0.0) * (1 + 1e-12),
+          "any-threads bound between the critical paths and the solve (%s <= %s <= %s)" %
+          (sl + bl, bd, sb.get("mean_ms")))
+    check(db.get("phase_ms", {}).get("any_threads_bound", 0.0) is None and "any threads" in out_s,
+          "no bound for direct-bpp (null); the table shows it")
+    # One subsystem: no loop that threads could split, so no thread count
+    # helps and the bound is the solve time itself.
+    js_one = os.path.join(tmp, "cmp_one.json")
+    rc, _, err = run("compare", chain, "--solvers", "schur-bpp", "--partition", "none", "--steps", "5", "--quiet",
+                     "--json", js_one)
+    if rc == 0:
+        with open(js_one) as fh:
+            one = json.load(fh)["rows"][0]
+        check(one.get("phase_ms", {}).get("any_threads_bound") == one.get("mean_ms"),
+              "one subsystem: the any-threads bound is the solve time (%s, %s)" %
+              (one.get("phase_ms", {}).get("any_threads_bound"), one.get("mean_ms")))
+    else:
+        check(False, "compare --partition none runs (%s)" % err.strip()[-200:])
     # --replay: the listed solvers solve the reference run's own MLCPs from
     # its warm starts, each with its own instance and the world's partition
     # policy. A solver that is also the reference therefore repeats the
