@@ -6,9 +6,12 @@ computed here from the run files with h5py. postproc/sweep.py: a thread
 sweep's files and its table against them."""
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
+import time
 
 import h5py
 import numpy as np
@@ -113,33 +116,86 @@ for f, r in zip(files, trows):
         by = {x["solver"]: x for x in json.load(fh)["rows"]}
     want = "%.2fx" % (by["direct-bpp"]["mean_ms"] / by["schur-bpp"]["mean_ms"])
     check(len(r) > 7 and r[7] == want and r[3] == "10", f"{f}: ratio {r[7:8]} != {want}, steps {r[3:4]}")
+# --partitions: one result per partition, named by it, with its method in the
+# table and compare's any-threads bound (no more than the solve itself) and
+# direct-bpp's mean over it.
+swp = os.path.join(tmp, "sweep_parts")
+p = subprocess.run([py, os.path.join(post, "sweep.py"), "run", model, "--threads", "1", "--steps", "10", "-d", swp,
+                    "--partitions", "none,bfs:2", "--tessera", TESSERA], capture_output=True, text=True)
+pfiles = sorted(os.listdir(swp)) if os.path.isdir(swp) else []
+check(p.returncode == 0 and pfiles == ["hanging_chain_t1_p-bfs2.json", "hanging_chain_t1_p-none.json"],
+      f"sweep run --partitions: {p.returncode} {pfiles} {p.stderr[-300:]}")
+p = subprocess.run([py, os.path.join(post, "sweep.py"), "table", *[os.path.join(swp, f) for f in pfiles]],
+                   capture_output=True, text=True)
+prow = {r[16].split()[0]: r for r in ([c.strip() for c in ln.strip("|").split("|")] for ln in p.stdout.splitlines()[2:])
+        if len(r) > 18}
+for f in pfiles:
+    with open(os.path.join(swp, f)) as fh:
+        by = {x["solver"]: x for x in json.load(fh)["rows"]}
+    sbr, dbr = by["schur-bpp"], by["direct-bpp"]
+    bd = sbr["phase_ms"]["any_threads_bound"]
+    r = prow.get(sbr["partition"], [])
+    check(bd is not None and bd <= sbr["mean_ms"] and len(r) > 18 and r[18] == "%.2fx" % (dbr["mean_ms"] / bd),
+          f"{f}: partition {sbr['partition']}, bound {bd} <= {sbr['mean_ms']}, at best {r[18:19]}")
+    if sbr["partition"] == "none":  # one subsystem: nothing for threads to split
+        check(bd == sbr["mean_ms"], f"one subsystem: the bound is the solve ({bd}, {sbr['mean_ms']})")
+p = subprocess.run([py, os.path.join(post, "sweep.py"), "run", model, "--threads", "1", "--partitions", "mindp:0",
+                    "-d", swp, "--tessera", TESSERA], capture_output=True, text=True)
+check(p.returncode == 2 and "mindp:0" in p.stderr, f"sweep --partitions mindp:0: exit 2, named: {p.stderr[-200:]!r}")
 p = subprocess.run([py, os.path.join(post, "sweep.py"), "table", missing], capture_output=True, text=True)
 check(p.returncode == 2 and missing in p.stderr, f"sweep table of a missing file: {p.returncode} {p.stderr!r}")
 # benchmarks.py stopped by SIGTERM (a time limit) in its first table: exit
 # 130, the partial file marked as such, the output itself not written.
 bench_out = os.path.join(tmp, "B.md")
-# Its own session, so that whatever it started can be killed with it: a run
-# of this test once waited out meson's 120 s here (not seen again in 45
-# repeats); now it fails in 60 s, saying what benchmarks.py had printed.
+# Its own session, so that whatever it started can be killed with it. Its
+# stderr is read by a thread, so that neither the wait for its first run nor
+# the wait after the signal can outlast 60 s: twice this test waited out
+# meson's 120 s, benchmarks.py blocked before its first run (a worker of its
+# multiprocessing pool forked with a lock held; it forks plainly now).
 proc = subprocess.Popen([py, os.path.join(post, "benchmarks.py"), "--tessera", TESSERA, "--scenes", "chain_drop",
                          "--steps", "100000", "-o", bench_out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                         text=True, start_new_session=True)
-seen = ""
-for line in proc.stderr:  # wait until the first table's runs have started
+lines = queue.Queue()
+
+
+def pump():
+    for ln in proc.stderr:
+        lines.put(ln)
+    lines.put(None)
+
+
+threading.Thread(target=pump, daemon=True).start()
+seen, rest, deadline = "", "", time.monotonic() + 60
+while True:  # until the first table's runs have started
+    try:
+        line = lines.get(timeout=max(0.01, deadline - time.monotonic()))
+    except queue.Empty:
+        rest = "\n[no run started in 60 s]"
+        break
+    if line is None:
+        break
     seen += line
     if "compare" in line:
         break
-proc.send_signal(signal.SIGTERM)
 try:
-    rest = proc.communicate(timeout=60)[1]
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=60)
 except subprocess.TimeoutExpired:
-    os.killpg(proc.pid, signal.SIGKILL)
-    rest = "\n[benchmarks.py still running 60 s after SIGTERM: killed] " + (proc.communicate()[1] or "")
+    rest += "\n[benchmarks.py still running 60 s after SIGTERM: killed]"
 finally:
     try:
         os.killpg(proc.pid, signal.SIGKILL)  # anything it left running
     except ProcessLookupError:
         pass
+    proc.wait()
+while True:  # what it printed after the signal (the pump ends at its end of file)
+    try:
+        line = lines.get(timeout=5)
+    except queue.Empty:
+        break
+    if line is None:
+        break
+    rest += line
 partial = os.path.join(tmp, "B.partial.md")
 text = open(partial).read() if os.path.exists(partial) else ""
 check(proc.returncode == 130 and "**Partial: the run was interrupted during table 3, chain_drop" in text
