@@ -203,9 +203,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
     row->subs_longest_ms = 1e3 * bl / (double)n;
     row->merged_ms = 1e3 * mg / (double)n;
   }
-  double slack = 0.0;
-  int have_slack = !tsr_solver_slack_seconds(w.solver, &slack);
-  tsr_compare_set_bound(slack, have_slack, n, row);
+  tsr_compare_set_bound(w.solver, n, row);
   row->mean_subsystems = n ? sum_sub / (double)n : NAN;
   row->mean_interface_rows = n ? sum_gam / (double)n : NAN;
   if (row->min_bodies > row->max_bodies) row->min_bodies = row->max_bodies = 0;

@@ -10,6 +10,7 @@
 #include "cli/options.h"
 #include "mlcp/mlcp.h"
 #include "partition/partition.h"
+#include "solvers/solver.h"
 
 typedef struct {
   const char *name;
@@ -61,10 +62,11 @@ static inline void tsr_compare_no_figures(TsrCompareRow *row) {
   row->schur_longest_ms = row->subs_longest_ms = row->merged_ms = row->bound_ms = NAN;
 }
 
-// row->bound_ms from the solver's parallel slack over n steps (mean_ms set);
+// row->bound_ms from solver's parallel slack over n steps (mean_ms set);
 // NaN for a solver without one or without steps.
-static inline void tsr_compare_set_bound(double slack_seconds, int have, long n, TsrCompareRow *row) {
-  row->bound_ms = have && n > 0 ? row->mean_ms - 1e3 * slack_seconds / (double)n : NAN;
+static inline void tsr_compare_set_bound(const TsrSolver *solver, long n, TsrCompareRow *row) {
+  double slack;
+  row->bound_ms = n > 0 && !tsr_solver_slack_seconds(solver, &slack) ? row->mean_ms - 1e3 * slack / (double)n : NAN;
 }
 
 // Bodies per subsystem of a partition with ns subsystems (per: room for ns

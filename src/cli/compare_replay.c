@@ -176,9 +176,7 @@ static void fill_row(const Replay *r, int i, const char *label, TsrCompareRow *r
     row->subs_longest_ms = 1e3 * bl / (double)n;
     row->merged_ms = 1e3 * mg / (double)n;
   }
-  double slack = 0.0;
-  int have_slack = !tsr_solver_slack_seconds(c->solver, &slack);
-  tsr_compare_set_bound(slack, have_slack, n, row);
+  tsr_compare_set_bound(c->solver, n, row);
   if (row->min_bodies > row->max_bodies) row->min_bodies = row->max_bodies = 0;
   row->fallbacks = tsr_solver_fallbacks(c->solver);
   if (n) row->fallback_ms = 1e3 * tsr_solver_fallback_seconds(c->solver) / (double)n;  // (else NaN: no figures)

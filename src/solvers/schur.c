@@ -362,7 +362,9 @@ static int scratch_threads(const TsrSubstructure *ss, int nthr) {
 // could split it (split: the loop has several items that this solver runs
 // on several threads when it has them), so that the solve time less the
 // slack bounds from below what any thread count could take (schur.h). Each
-// thread keeps its own longest item (item_max), read after the loop.
+// thread keeps its own longest item (item_max), read after the loop; the
+// loop's longest item is also added to *critical when given (the critical
+// paths of TsrSchurTimes).
 typedef struct {
   TsrTeamItem fn;
   void *ctx;
@@ -378,7 +380,8 @@ static int timed_item(void *ctx, int item, int thread) {
   return rc;
 }
 
-static int sub_for(TsrSubstructure *ss, int nthr, int n, int chunk, int split, TsrTeamItem fn, void *ctx) {
+static int sub_for(TsrSubstructure *ss, int nthr, int n, int chunk, int split, TsrTeamItem fn, void *ctx,
+                   double *critical) {
   int nt = scratch_threads(ss, nthr);
   if (tsr_grow((void **)&ss->item_max, &ss->cap_item_max, nt, sizeof *ss->item_max)) return -1;
   for (int t = 0; t < nt; t++) ss->item_max[t] = 0.0;
@@ -388,18 +391,12 @@ static int sub_for(TsrSubstructure *ss, int nthr, int n, int chunk, int split, T
   double wall = tsr_now_seconds() - t0, longest = 0.0;
   for (int t = 0; t < nt; t++) longest = fmax(longest, ss->item_max[t]);
   if (split && n > 1) ss->times.slack += fmax(0.0, wall - longest);
+  if (critical) *critical += longest;
   return rc;
 }
 
 // Item o of a loop over the subsystems, largest first.
 static TsrSchurSub *sub_at(TsrSubstructure *ss, int o) { return &ss->sub[ss->order[o]]; }
-
-// The longest item (TsrSchurSub.dt) of a loop over the subsystems.
-static double longest_item(const TsrSubstructure *ss) {
-  double longest = 0.0;
-  for (int i = 0; i < ss->n_sub; i++) longest = fmax(longest, ss->sub[i].dt);
-  return longest;
-}
 
 // A loop whose items use the calling thread's row (cc entries) of the
 // per-thread scratch (mark, list, spa).
@@ -493,7 +490,7 @@ int tsr_substructure_setup(const TsrMlcp *p, const TsrPartition *part, const Tsr
   size_t cc = (size_t)ss->cap_col;
   for (size_t k = 0; k < cc * (size_t)nscr; k++) ss->mark[k] = -1;
   ScratchLoop e = {p, ss, cc};
-  return sub_for(ss, nthr, nsub, 1, 1, extract_item, &e) ? -1 : 0;
+  return sub_for(ss, nthr, nsub, 1, 1, extract_item, &e, NULL) ? -1 : 0;
 }
 
 // b_i = b_i0 + G_i^T lambda_Gamma.
@@ -548,25 +545,21 @@ static int solve_item(void *ctx, int o, int thread) {
   (void)thread;
   SolveLoop *l = ctx;
   TsrSchurSub *u = sub_at(l->ss, o);
-  u->dt = 0.0;
   if (u->deferred != l->deferred) {
     if (!l->deferred) memset(&u->st, 0, sizeof u->st), u->rc = 0;
     return 0;
   }
-  double t0 = tsr_now_seconds();
   memset(&u->st, 0, sizeof u->st);
   sub_rhs(l->ss->lam_g, u);
   tsr_bpp_retry_set_skip(u->retry, l->ss->skip_class);
   u->rc = u->n ? tsr_bpp_retry_solve(&u->mlcp, &l->sp, u->lambda, u->set, &u->st, u->bpp, u->retry) : 0;
-  u->dt = tsr_now_seconds() - t0;
   return u->rc < 0;
 }
 
 static int solve_some(const TsrSolverParams *params, int deferred, TsrSubstructure *ss) {
   SolveLoop l = {ss, *params, deferred};
   l.sp.warm_start = 1;  // from sub->set (I^(k-1)), see Algorithm 1 and §5.2
-  int fail = sub_for(ss, sub_threads(ss), ss->n_sub, 1, 1, solve_item, &l);
-  ss->times.subsystems_longest += longest_item(ss);
+  int fail = sub_for(ss, sub_threads(ss), ss->n_sub, 1, 1, solve_item, &l, &ss->times.subsystems_longest);
   return fail ? -1 : 0;
 }
 
@@ -756,7 +749,7 @@ static int interface_by_columns(const TsrMlcp *p, int with_schur, int nt, TsrSub
   size_t cc = (size_t)ss->cap_col;
   for (size_t k = 0; k < cc * (size_t)nscr; k++) ss->mark[k] = -1;
   ScratchLoop l = {p, ss, cc};
-  if (sub_for(ss, nthr, ng, 16, ng >= PARALLEL_IFACE_COLUMNS, column_item, &l)) return -1;
+  if (sub_for(ss, nthr, ng, 16, ng >= PARALLEL_IFACE_COLUMNS, column_item, &l, NULL)) return -1;
   // Close up the slots (moving left: each column starts at or after out).
   int out = 0;
   S->Ap[0] = 0;
@@ -818,7 +811,7 @@ static int values_item(void *ctx, int g, int thread) {
 static int interface_values(const TsrMlcp *p, TsrSubstructure *ss) {
   // iface_threads as in that assembly: its scratch has room
   ScratchLoop l = {p, ss, (size_t)ss->cap_col};
-  return sub_for(ss, iface_threads(ss), ss->ng, 16, ss->ng >= PARALLEL_IFACE_COLUMNS, values_item, &l) ? -1 : 0;
+  return sub_for(ss, iface_threads(ss), ss->ng, 16, ss->ng >= PARALLEL_IFACE_COLUMNS, values_item, &l, NULL) ? -1 : 0;
 }
 
 // An interface matrix up to this order with at least a quarter of its
@@ -1076,7 +1069,7 @@ static int refine_step(const TsrMlcp *p, double *lambda, const int *Fg, int nfg,
   double *w = ss->w, *t = ss->w_def, *dg = ss->lam_g_old;  // [m], [ng], [ng]
   tsr_mlcp_slack(p, lambda, w);
   RefineLoop l = {ss, shift, w, NULL, lambda};
-  int rc = sub_for(ss, sub_threads(ss), ss->n_sub, 1, 1, refine_item, &l);
+  int rc = sub_for(ss, sub_threads(ss), ss->n_sub, 1, 1, refine_item, &l, NULL);
   if (rc & REFINE_FAIL) return -1;
   int shifted = (rc & REFINE_SHIFTED) != 0;
   for (int g = 0; g < ss->ng; g++) t[g] = -w[ss->gamma[g]], dg[g] = 0.0;
@@ -1096,7 +1089,7 @@ static int refine_step(const TsrMlcp *p, double *lambda, const int *Fg, int nfg,
     dg[Fg[k]] = v;
   }
   l.dg = dg;
-  rc = sub_for(ss, sub_threads(ss), ss->n_sub, 1, 1, refine_item, &l);
+  rc = sub_for(ss, sub_threads(ss), ss->n_sub, 1, 1, refine_item, &l, NULL);
   if (rc & REFINE_FAIL) return -1;
   shifted |= (rc & REFINE_SHIFTED) != 0;
   for (int k = 0; k < nfg; k++) lambda[ss->gamma[Fg[k]]] += dg[Fg[k]];
@@ -1171,15 +1164,11 @@ static int block_item(void *ctx, int o, int thread) {
   (void)thread;
   BlockLoop *l = ctx;
   TsrSchurSub *u = sub_at(l->ss, o);
-  double t0 = tsr_now_seconds();
-  u->dt = 0.0;
   if (l->fixed) {
     sub_rhs(l->ss->lam_g, u);
     u->blk_ok = 0;  // the fixed-set solve clears Sblk
     u->deferred = 0;
-    int rc = sub_schur(u, l->shift, 1);
-    u->dt = tsr_now_seconds() - t0;
-    return rc < 0;
+    return sub_schur(u, l->shift, 1) < 0;
   }
   memcpy(u->prev_set, u->set, (size_t)u->n);
   // Sblk and zblk depend on A_i, b_i0 and I_i only (not on lambda_Gamma):
@@ -1193,7 +1182,6 @@ static int block_item(void *ctx, int o, int thread) {
   u->blk_ok = rc >= 0;
   u->deferred = l->defer && u->linear && rc == 0;
   memcpy(u->blk_set, u->set, (size_t)u->n);
-  u->dt = tsr_now_seconds() - t0;
   return rc < 0;
 }
 
@@ -1255,8 +1243,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     double ta = tsr_substructure_now();
     // SCHURCOMP (Eqs. 24-25) from I^(k-1), blocks in parallel.
     BlockLoop bl = {ss, 1e-10 * amax, s->defer, 0};
-    int fail = sub_for(ss, sub_threads(ss), N, 1, 1, block_item, &bl);
-    ss->times.schur_longest += longest_item(ss);
+    int fail = sub_for(ss, sub_threads(ss), N, 1, 1, block_item, &bl, &ss->times.schur_longest);
     if (fail || tsr_substructure_interface(p, 1, ss)) return -1;
     if (s->measure_cond) add_cond(s);
     double tb = tsr_substructure_now();
@@ -1292,8 +1279,7 @@ static int schur_once(const TsrMlcp *p, const TsrPartition *part, const TsrSolve
     ss->skip_class = k == 1;
     if (final_pass) {
       bl.fixed = 1;  // the fixed-set solves: the subsystem phase's critical path
-      fail = sub_for(ss, sub_threads(ss), N, 1, 1, block_item, &bl);
-      ss->times.subsystems_longest += longest_item(ss);
+      fail = sub_for(ss, sub_threads(ss), N, 1, 1, block_item, &bl, &ss->times.subsystems_longest);
       if (fail) return -1;
     } else if (tsr_substructure_solve_subsystems(params, ss)) {
       return -1;

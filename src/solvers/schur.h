@@ -37,7 +37,7 @@ typedef struct {
   // columns and more) beyond its longest single item. The solve time less
   // this is what the solve would take if every such loop took only its
   // longest item and the serial code stayed as it is: a lower bound on its
-  // time at any thread count, for this partition (tsr_solver_thread_bound).
+  // time at any thread count, for this partition (tsr_solver_slack_seconds).
   double slack;
   long solves;
   long merges;  // schur-bpp steps re-run on a merged partition (schur.c)
@@ -77,7 +77,6 @@ typedef struct {
   TsrSolveStats st;
   int rc;
   int changed_at;  // last coupling iteration whose solve changed I_i
-  double dt;       // wall time of its item in the last parallel loop (the critical paths, TsrSchurTimes)
   // linear: every row bilateral (no finite bound), so I_i is all free at
   // every coupling iteration. deferred: schur-bpp solves it only once, after
   // the coupling loop (schur.c, "Linear subsystems"); set per step.
@@ -117,9 +116,9 @@ typedef struct {
   TsrBppRetry *iretry;
   TsrPgsSm *ipgs;
   int threads;
-  // The team of the solve in progress (schur.c, tsr_schur_solve): its loops
-  // over the subsystems and the interface columns run on it. NULL outside
-  // one (fbic.c): each loop is then an OpenMP loop of its own.
+  // The team of the solve in progress (tsr_substructure_on_team: schur-bpp's,
+  // schur-pgs-sm's and fbic's solves): its loops over the subsystems and the
+  // interface columns run on it. NULL outside a solve, or with one thread.
   TsrTeam *team;
   TsrSchurTimes times;
   double *item_max;  // [cap_item_max] the longest item of the loop in progress, per thread (sub_for)

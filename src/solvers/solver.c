@@ -329,22 +329,27 @@ void tsr_solver_free(TsrSolver **ps) {
   *ps = NULL;
 }
 
+// The phase times of a substructured solver, NULL for the others.
+static const TsrSchurTimes *substructure_times(const TsrSolver *s) {
+  return s->schur ? tsr_schur_times(s->schur) : s->fbic ? tsr_fbic_times(s->fbic) : NULL;
+}
+
 int tsr_solver_phase_seconds(const TsrSolver *s, double *setup, double *schur, double *iface, double *subsystems) {
-  const TsrSchurTimes *t = s->schur ? tsr_schur_times(s->schur) : s->fbic ? tsr_fbic_times(s->fbic) : NULL;
+  const TsrSchurTimes *t = substructure_times(s);
   if (!t) return -1;
   *setup = t->setup, *schur = t->schur, *iface = t->iface, *subsystems = t->subsystems;
   return 0;
 }
 
 int tsr_solver_critical_seconds(const TsrSolver *s, double *schur_longest, double *subsystems_longest, double *merged) {
-  const TsrSchurTimes *t = s->schur ? tsr_schur_times(s->schur) : s->fbic ? tsr_fbic_times(s->fbic) : NULL;
+  const TsrSchurTimes *t = substructure_times(s);
   if (!t) return -1;
   *schur_longest = t->schur_longest, *subsystems_longest = t->subsystems_longest, *merged = t->merged;
   return 0;
 }
 
 int tsr_solver_slack_seconds(const TsrSolver *s, double *slack) {
-  const TsrSchurTimes *t = s->schur ? tsr_schur_times(s->schur) : s->fbic ? tsr_fbic_times(s->fbic) : NULL;
+  const TsrSchurTimes *t = substructure_times(s);
   if (!t) return -1;
   *slack = t->slack;
   return 0;

@@ -157,8 +157,7 @@ int tsr_team_for(TsrTeam *t, int nthreads, int n, int chunk, TsrTeamItem fn, voi
   if (chunk < 1) chunk = 1;
   int fail = 0;
   if (nthreads <= 1) {  // on this thread (thread 0 of the team, or alone)
-    int thread = t ? 0 : omp_get_thread_num();
-    for (int i = 0; i < n; i++) fail |= fn(ctx, i, thread);
+    for (int i = 0; i < n; i++) fail |= fn(ctx, i, 0);
     return fail;
   }
   if (!t) {
