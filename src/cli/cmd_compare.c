@@ -145,9 +145,9 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
   row->substructured = tsr_solver_substructured((TsrSolverType)t);
   TsrCliProgress progress;
   tsr_cli_progress_start(&progress, o->quiet, o->progress);
-  while (w.step < steps && !tsr_stop_requested()) {
+  while (w.step < steps && !tsr_interrupt_requested()) {
     int s = tsr_world_step(&w);
-    if (tsr_stop_requested()) break;  // its solve was cut short: not counted
+    if (tsr_interrupt_requested()) break;  // its solve was cut short: not counted
     const TsrStepStats *st = &w.stats;
     tsr_cli_world_notice(&model, &w);
     if (s) {
@@ -353,10 +353,10 @@ static void print_runs(const char *model, int ns, const Row *rows) {
            cell(c[5], 32, 9, "%.1e", r->max_rel), cell(c[6], 32, 11, "%.3e", r->max_joint),
            cell(c[7], 32, 11, "%.3e", r->max_pen), cell(c[8], 32, 6, "%.1f", r->mean_subsystems),
            cell(c[9], 32, 8, "%.1f", r->mean_interface_rows),
-           r->ok                  ? ""
-           : tsr_stop_requested() ? "  (interrupted after these steps)"
-           : r->steps             ? "  (failed after these steps)"
-                                  : "  (failed at its first step)");
+           r->ok                       ? ""
+           : tsr_interrupt_requested() ? "  (interrupted after these steps)"
+           : r->steps                  ? "  (failed after these steps)"
+                                       : "  (failed at its first step)");
   }
   printf("(median err: Eq. 29, N s; max rel: the largest residual of a row over its own terms, any step)\n");
 }
@@ -536,7 +536,7 @@ int tsr_cmd_compare(int argc, char **argv) {
     }
   } else {
     int run = 0;  // the rows filled: a stop leaves the later solvers without one
-    for (int k = 0; k < ns && !tsr_stop_requested(); k++) {
+    for (int k = 0; k < ns && !tsr_interrupt_requested(); k++) {
       int r = run_one(&o, names[k], cond, k == 0, &rows[k]);
       run = k + 1;
       if (r == 2) {
@@ -563,7 +563,7 @@ int tsr_cmd_compare(int argc, char **argv) {
                  strcmp(rows[k].name, "fbic") ? "no interface rows" : "fbic forms no S_Gamma");
     }
   }
-  if (tsr_stop_requested() && status != 2) {
+  if (tsr_interrupt_requested() && status != 2) {
     // Ctrl-C or SIGTERM: the solvers not run have no row, the one stopped
     // part of one; no JSON is written (it would look like a whole table).
     tsr_cli_error("compare: interrupted%s%s%s", json ? "; " : "", json ? json : "", json ? " not written" : "");

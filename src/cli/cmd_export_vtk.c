@@ -121,7 +121,7 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
   char err[1024];
   double t0 = tsr_now_seconds();
   tsr_cli_catch_stop_signals();  // Ctrl-C, SIGTERM: the export stops between frames, exit 130
-  o.stop = tsr_stop_requested;
+  o.stop = tsr_interrupt_requested;
   Progress pr = {.run = run};
   tsr_cli_progress_start(&pr.p, quiet, progress);
   pr.p.unit = "frame";

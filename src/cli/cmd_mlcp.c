@@ -18,6 +18,7 @@
 #include "model/model.h"
 #include "solvers/lemke.h"
 #include "solvers/solver.h"
+#include "util/env.h"
 
 static const char mlcp_usage[] =
     "usage: tessera mlcp solve FILE [options]\n"
@@ -134,6 +135,13 @@ int tsr_cmd_mlcp(int argc, char **argv) {
   params.warm_start = 0;
   if (max_pivots) params.max_pivots = max_pivots;
   if (iterations) params.iterations = iterations;
+  double flops;  // the factorisations' cost limit, as `run` reads it (sim/world.c)
+  if (tsr_env_number("TSR_FACTOR_FLOPS", TSR_CHOL_FLOPS_LIMIT, 1e10, 1e300, 0, &flops, err, (int)sizeof err)) {
+    tsr_cli_error("mlcp: %s", err);
+    tsr_mlcp_free(&p);
+    return 2;
+  }
+  tsr_chol_set_flops_limit(flops);
   TsrSolver *solver = tsr_solver_create(&params, err, (int)sizeof err);
   if (!solver) {
     tsr_cli_error("mlcp: %s", err);
@@ -177,6 +185,15 @@ int tsr_cmd_mlcp(int argc, char **argv) {
         "mlcp: the matrix is not symmetric, so its free blocks are factorised by dense LU, which is "
         "refused above %d rows (%.1f GB); pgs needs no factorisation",
         TSR_CHOL_LU_MAX, (double)TSR_CHOL_LU_MAX * TSR_CHOL_LU_MAX * 8 / 1e9);
+  if (rc == TSR_SOLVER_REFUSED) {
+    int nf;
+    double fl;
+    tsr_chol_refusal(&nf, &fl);
+    tsr_cli_error(
+        "mlcp: factorising %d coupled rows would take about %.2g flops, more than TSR_FACTOR_FLOPS = %.3g "
+        "allows; pgs needs no factorisation, and TSR_FACTOR_FLOPS=1e300 lifts the limit",
+        nf, fl, flops);
+  }
   const char *note = tsr_solver_note(solver);
   if (rc != 0 && note) tsr_cli_error("mlcp: %s: %s", solver_name, note);
   printf("iterations: %d\n", stats.iterations);

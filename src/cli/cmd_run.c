@@ -176,13 +176,13 @@ int tsr_cmd_run(int argc, char **argv) {
   // changes a file) replaces nothing: exit 130.
   TsrRunWriter *writer = NULL;
   TsrVtkWriter *vtk = NULL;
-  int bad = tsr_stop_requested() ? 130 : 0;
+  int bad = tsr_interrupt_requested() ? 130 : 0;
   if (!bad && !(writer = tsr_run_writer_stage(o.output, o.overwrite, &model, &info, err, sizeof err))) {
     tsr_cli_error("%s", err);
     bad = 1;
   }
   tsr_strings_free(overrides, n_overrides);
-  if (!bad && tsr_stop_requested()) bad = 130;
+  if (!bad && tsr_interrupt_requested()) bad = 130;
   if (!bad && o.vtk_dir && !(vtk = tsr_vtk_writer_open(o.vtk_dir, &model, err, sizeof err))) {
     tsr_cli_error("--vtk: %s", err);
     bad = 1;
@@ -191,7 +191,7 @@ int tsr_cmd_run(int argc, char **argv) {
     tsr_cli_error("--dump-mlcp: %s", *o.dump_dir ? err : "'' is empty, not a folder name");
     bad = 1;
   }
-  if (!bad && tsr_stop_requested()) bad = 130;
+  if (!bad && tsr_interrupt_requested()) bad = 130;
   // With --overwrite, the publish replaces an earlier file of the name: an
   // interruption from here on leaves this run's frames there, not that
   // file, and says so.
@@ -236,9 +236,9 @@ int tsr_cmd_run(int argc, char **argv) {
   tsr_cli_progress_start(&progress, o.quiet, o.progress);
   long unconverged = 0, written = 0;  // steps whose solver did not meet its stop (/stats/converged = 0), steps written
   double worst_error = 0.0;
-  while (!status && world.step < steps && !tsr_stop_requested()) {
+  while (!status && world.step < steps && !tsr_interrupt_requested()) {
     int s = tsr_world_step(&world);
-    if (tsr_stop_requested()) break;  // its solve was cut short: the step is not written
+    if (tsr_interrupt_requested()) break;  // its solve was cut short: the step is not written
     tsr_cli_world_notice(&model, &world);
     if (s == 1) {
       // A step that failed before its impulses were solved (out of memory,
@@ -291,7 +291,7 @@ int tsr_cmd_run(int argc, char **argv) {
     tsr_cli_error("--vtk: cannot finish the .pvd files in %s", o.vtk_dir);
     vtk_failed = 1;
   }
-  int interrupted = tsr_stop_requested();
+  int interrupted = tsr_interrupt_requested();
   int complete = !status && !interrupted;
   // Another run given the same -o with --overwrite, or anything else, may
   // have replaced the file under its name: this run's file then reaches no

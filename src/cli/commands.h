@@ -22,7 +22,7 @@ void tsr_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // that breaks OUTPUT.md) when it starts with path; else as tsr_cli_error.
 void tsr_cli_file_error(const char *err, const char *path);
 
-// SIGINT and SIGTERM request a stop (solvers/stop.h, tsr_stop_requested)
+// SIGINT and SIGTERM request a stop (solvers/stop.h, tsr_interrupt_requested)
 // instead of killing the process; a second one, a second or more after the
 // first, kills at once. Signals the caller ignores stay ignored.
 void tsr_cli_catch_stop_signals(void);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,43 @@ static void blas_once(void) {
 void tsr_chol_blas_single_thread(void) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, blas_once);
+}
+
+// The cost limit and the refusal (chol.h). The flag is read in every
+// solver loop (solvers/stop.h): an atomic, set once by whichever thread
+// refuses first; the record under a lock.
+static double flops_limit = TSR_CHOL_FLOPS_LIMIT;
+static atomic_int refused;
+static pthread_mutex_t refusal_lock = PTHREAD_MUTEX_INITIALIZER;
+static int refused_nf;
+static double refused_flops;
+
+void tsr_chol_set_flops_limit(double flops) { flops_limit = flops; }
+double tsr_chol_flops_limit(void) { return flops_limit; }
+int tsr_chol_refused(void) { return atomic_load_explicit(&refused, memory_order_relaxed); }
+
+void tsr_chol_refusal_clear(void) {
+  pthread_mutex_lock(&refusal_lock);
+  refused_nf = 0, refused_flops = 0.0;
+  atomic_store(&refused, 0);
+  pthread_mutex_unlock(&refusal_lock);
+}
+
+void tsr_chol_refusal(int *nf, double *flops) {
+  pthread_mutex_lock(&refusal_lock);
+  *nf = refused_nf, *flops = refused_flops;
+  pthread_mutex_unlock(&refusal_lock);
+}
+
+// 0 when a factorisation of nf rows costing flops is within the limit,
+// else records the refusal and returns TSR_CHOL_REFUSED.
+static int affordable(int nf, double flops) {
+  if (!(flops > flops_limit)) return 0;
+  pthread_mutex_lock(&refusal_lock);
+  if (!atomic_load(&refused)) refused_nf = nf, refused_flops = flops;
+  atomic_store(&refused, 1);
+  pthread_mutex_unlock(&refusal_lock);
+  return TSR_CHOL_REFUSED;
 }
 
 TsrChol *tsr_chol_create(void) {
@@ -375,6 +413,7 @@ static int analyse(const int *F, int nf, TsrChol *c) {
   double flops = 0.0, lnz = (double)c->Lp[nf] + nf;
   for (int q = 0; q < nf; q++) flops += (double)c->Lnz[q] * (double)c->Lnz[q];
   c->sym_flops = flops;
+  if (affordable(nf, flops)) return TSR_CHOL_REFUSED;
   if (fills_in(nf, c)) {  // before CHOLMOD's own analysis, which costs more than LDL's
     c->stats.analyses++;
     return 2;
@@ -407,7 +446,7 @@ static int factor_sparse(const int *F, int nf, double shift, TsrChol *c) {
   c->fresh_kind = 0;  // the factors are rewritten below
   if (build_AFF(F, nf, shift, c) < 0) return -1;
   int an = analyse(F, nf, c);
-  if (an < 0) return -1;
+  if (an < 0) return an == TSR_CHOL_REFUSED ? an : -1;
   if (an == 2) {
     c->fill_m = c->m, c->fill_nnz = c->Ap[c->m], c->fill_nf = nf;
     return tsr_chol_dense_llt(F, nf, shift, c);
@@ -462,6 +501,7 @@ int tsr_chol_factor(const int *F, int nf, TsrChol *c) { return tsr_chol_factor_s
 
 int tsr_chol_factor_shifted(const int *F, int nf, double shift, TsrChol *c) {
   c->method = TSR_CHOL_NONE;
+  if (tsr_chol_refused()) return TSR_CHOL_REFUSED;  // the solve is ending (chol.h)
   for (int i = 0; i < c->m; i++) c->loc[i] = -1;
   for (int k = 0; k < nf; k++) c->loc[F[k]] = k;
   c->nf = nf;
@@ -487,6 +527,7 @@ int tsr_chol_factor_shifted(const int *F, int nf, double shift, TsrChol *c) {
     c->stats.lu_refused++;
     return -3;
   }
+  if (affordable(nf, 2.0 / 3.0 * (double)nf * (double)nf * (double)nf)) return TSR_CHOL_REFUSED;
   return factor_dense_lu(F, nf, shift, c);
 }
 

@@ -90,8 +90,9 @@ void tsr_chol_set_dense(const double *dense, TsrChol *c);
 // Factorises A_FF, F = F[0..nf) strictly increasing. Returns 0 on success,
 // < 0 when A_FF is numerically singular (a symmetric A_FF that is not
 // positive definite, above TSR_CHOL_DENSE_MAX rows: -2), when the dense LU
-// it would need has more than TSR_CHOL_LU_MAX rows (-3), or on allocation
-// failure (-1).
+// it would need has more than TSR_CHOL_LU_MAX rows (-3), when it would cost
+// more than the limit (TSR_CHOL_REFUSED, below), or on allocation failure
+// (-1).
 int tsr_chol_factor(const int *F, int nf, TsrChol *c);
 
 // Factorises A_FF + shift * I instead (a regularisation for a singular A_FF;
@@ -120,6 +121,30 @@ int tsr_chol_schur(double *Gt, int ng, double *S, TsrChol *c);
 // tsr_chol_schur works on a trailing block of about |Gamma_i| rows. The
 // ordering is recomputed only when the flags change. 0 or < 0.
 int tsr_chol_order_last(int m, const int8_t *last, TsrChol *c);
+
+// The cost limit. A sparse A_FF whose factor would take more flops than
+// the limit (its symbolic analysis says how many: sum over columns of
+// nnz^2), or a dense LU above it (2 nf^3 / 3), is not factorised:
+// tsr_chol_factor returns TSR_CHOL_REFUSED, and so does every factorisation
+// after it, in any thread, until tsr_chol_refusal_clear. The solvers' loops
+// end at once then (solvers/stop.h), so a solve of an MLCP whose rows are
+// coupled nearly densely (a hundred bodies placed in one spot: 30,000 rows,
+// ~1e13 flops a factorisation, hours a step) fails in seconds with what it
+// would have cost, instead of running for hours. Dense Cholesky factors,
+// at most TSR_CHOL_DENSE_LARGE rows (9e9 flops), are never refused. The
+// scenes' largest factor takes 1.4e7 flops (log_tower_256); 1e12 takes
+// minutes on one core. Process-wide: one world solves at a time
+// (TSR_FACTOR_FLOPS, sim/world.c).
+#define TSR_CHOL_FLOPS_LIMIT 1e12
+#define TSR_CHOL_REFUSED (-4)
+void tsr_chol_set_flops_limit(double flops);
+double tsr_chol_flops_limit(void);
+// 1 after a refusal, until tsr_chol_refusal_clear (tsr_solver_solve clears
+// it as it starts).
+int tsr_chol_refused(void);
+void tsr_chol_refusal_clear(void);
+// The first factorisation refused since the last clear: its rows and flops.
+void tsr_chol_refusal(int *nf, double *flops);
 
 // Path used by the last tsr_chol_factor (TSR_CHOL_*).
 int tsr_chol_method(const TsrChol *c);

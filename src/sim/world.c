@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "sim/world.h"
+#include "linalg/chol.h"
 #include "util/clock.h"
 #include "util/env.h"
 
@@ -46,12 +47,16 @@ int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen) {
   w->body_rows = calloc((size_t)n + 1, sizeof(int));
   w->sub_rows = calloc(2 * (size_t)n + 2, sizeof(double));
   // check_coupling's thresholds and the struck bodies' passes, read once.
-  double dense_rows, memory_limit, passes, first;
+  double dense_rows, memory_limit, passes, first, flops;
+  // (TSR_FACTOR_FLOPS from 1e10 on: dense factors, at most 9e9 flops, are
+  // never refused)
   if (tsr_env_number("TSR_DENSE_ROWS", TSR_DENSE_ROWS, 1, 1e9, 1, &dense_rows, err, errlen) ||
       tsr_env_number("TSR_MEMORY_LIMIT", -1.0, 0, 1e300, 0, &memory_limit, err, errlen) ||
+      tsr_env_number("TSR_FACTOR_FLOPS", TSR_CHOL_FLOPS_LIMIT, 1e10, 1e300, 0, &flops, err, errlen) ||
       tsr_env_number("TSR_RECOLLIDE", 1, 0, TSR_RECOLLIDE_MAX, 1, &passes, err, errlen) ||
       tsr_env_number("TSR_FIRST_FRICTION", 1, 0, 1, 1, &first, err, errlen))
     return -1;
+  tsr_chol_set_flops_limit(flops);
   w->first_friction = first != 0.0;  // first_step_friction
   w->dense_rows = (int)dense_rows;
   w->memory_limit = memory_limit;
@@ -402,6 +407,23 @@ static int assemble(TsrWorld *w) {
 // solve alone: OUTPUT.md; what seed 000 Table 3 reports, and what `tessera
 // compare --replay` times); the joint rows' solution kept for the next
 // step's warm start and the contacts' for matching.
+// The error of a step whose solve was refused for the cost of a
+// factorisation (linalg/chol.h): what it would have cost, and why A can be
+// that dense (check_coupling's figures: the body that touches the most rows).
+static void refused_message(TsrWorld *w) {
+  int nf = 0, kmax = -1;
+  double flops = 0.0;
+  tsr_chol_refusal(&nf, &flops);
+  for (int k = 0; k < w->bodies.n; k++)
+    if (kmax < 0 || w->body_rows[k] > w->body_rows[kmax]) kmax = k;
+  snprintf(w->error, sizeof w->error,
+           "factorising %d coupled rows (of %d) would take about %.2g flops, more than TSR_FACTOR_FLOPS = %.3g "
+           "allows: A is nearly dense (body '%.40s' touches %d rows: bodies starting inside one another?); pgs "
+           "factorises nothing, and TSR_FACTOR_FLOPS=1e300 lifts the limit",
+           nf, w->rows.count, flops, tsr_chol_flops_limit(), kmax >= 0 ? w->model->bodies[kmax].name : "",
+           kmax >= 0 ? w->body_rows[kmax] : 0);
+}
+
 static int solve_assembled(TsrWorld *w) {
   memset(&w->solve_stats, 0, sizeof w->solve_stats);
   double ts = tsr_now_seconds();
@@ -415,6 +437,7 @@ static int solve_assembled(TsrWorld *w) {
   }
   w->prev_joint_rows = nj;
   tsr_contact_store(&w->contacts, w->lambda, w->index_set);
+  if (w->solve_status == TSR_SOLVER_REFUSED) refused_message(w);
   return w->solve_status < 0 ? -1 : 0;
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linalg/chol.h"
 #include "solvers/fbic.h"
 #include "solvers/pgs.h"
 #include "solvers/pgs_sm.h"
@@ -271,7 +272,12 @@ int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, d
                      TsrSolveStats *stats) {
   double bmax = tsr_mlcp_b_inf(p);  // |b|_inf, once: the fallback's and the data-scale check's
   s->note[0] = 0;
+  tsr_chol_refusal_clear();
   int rc = solve_by_type(s, p, part, lambda, index_set, stats, bmax);
+  if (tsr_chol_refused()) {  // the loops ended early, with whatever they had
+    stats->converged = 0;
+    return TSR_SOLVER_REFUSED;
+  }
   if (rc == 0 && stats->converged && s->params.type != TSR_SOLVER_PGS && p->m > 0 &&
       !holds_at_data_scale(s, p, lambda, stats->residual, bmax)) {
     stats->converged = 0;

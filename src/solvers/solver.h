@@ -55,6 +55,10 @@ void tsr_solver_default_params(TsrSolverType type, TsrSolverParams *params);
 int tsr_solver_default_kmax(TsrSolverType type);
 // NULL when the type is not implemented yet (message in err).
 TsrSolver *tsr_solver_create(const TsrSolverParams *params, char *err, int errlen);
+// Returns 0 (solved), 1 (not converged: stats->converged = 0), or < 0: the
+// solver failed; TSR_SOLVER_REFUSED when a factorisation would have cost
+// more than the limit (linalg/chol.h, tsr_chol_refusal says which).
+#define TSR_SOLVER_REFUSED (-40)
 int tsr_solver_solve(TsrSolver *s, const TsrMlcp *p, const TsrPartition *part, double *lambda, int8_t *index_set,
                      TsrSolveStats *stats);
 void tsr_solver_free(TsrSolver **s);

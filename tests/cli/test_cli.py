@@ -894,7 +894,8 @@ with tempfile.TemporaryDirectory() as tmp:
     for var, val in (("TSR_DENSE_ROWS", "x"), ("TSR_DENSE_ROWS", "0"), ("TSR_MEMORY_LIMIT", "abc"),
                      ("TSR_RECOLLIDE", "one"), ("TSR_RECOLLIDE", "5"), ("TSR_RECOLLIDE", "1.5"),
                      ("TSR_FIRST_FRICTION", "2"), ("TSR_FIRST_FRICTION", "off"), ("TSR_MEMORY_LIMIT", "0x100000"),
-                     ("TSR_MEMORY_LIMIT", "inf"), ("TSR_DENSE_ROWS", "1e")):
+                     ("TSR_MEMORY_LIMIT", "inf"), ("TSR_DENSE_ROWS", "1e"), ("TSR_FACTOR_FLOPS", "1e9"),
+                     ("TSR_FACTOR_FLOPS", "lots")):
         before = os.path.getmtime(h5)
         rc, err = run_env({var: val}, "run", model, "-o", h5, "--quiet", "--overwrite")
         check(rc == 2 and ("%s='%s'" % (var, val)) in err and os.path.getmtime(h5) == before,
@@ -962,6 +963,49 @@ with tempfile.TemporaryDirectory() as tmp:
     p = subprocess.run([TESSERA, "run", model, "-o", h5, "-q", "--steps", "2", "--solver", "direct-bpp",
                         "--overwrite"], capture_output=True, text=True, timeout=120, env=env)
     check(p.returncode == 0, "direct-bpp under the same limit runs (%d: %s)" % (p.returncode, p.stderr.strip()[:200]))
+
+# A factorisation that would cost more than TSR_FACTOR_FLOPS (linalg/chol.h)
+# is refused, and the step fails at once with the cost said. 60 spheres
+# placed in one spot: every pair a contact, 5,310 rows coupled nearly densely,
+# ~2e10 flops a factorisation, under a limit of 1e10. (150 such spheres: 5e12
+# flops, and direct-bpp's first step had not ended after 10 minutes; at the
+# default limit, 1e12, it fails in 3 s.) direct-bpp, schur-bpp and fbic,
+# which factorise the whole coupled block, stop, the file kept incomplete;
+# pgs, which factorises nothing, runs; so does direct-bpp at the default
+# limit. The timeouts guard against a hang; they time nothing.
+SPOT = ["format: tessera-model/1", "name: spot", "settings: {step: 0.016666666666666666, steps: 1}", "bodies:",
+        "  - {name: ball, count: 60, mass: 1, shape: {type: sphere, radius: 0.1}, position: [0, 0, 0.5],",
+        "     stride: {position: [0.001, 0, 0]}}"]
+with tempfile.TemporaryDirectory() as tmp:
+    model = os.path.join(tmp, "spot.yaml")
+    with open(model, "w") as fh:
+        fh.write("\n".join(SPOT) + "\n")
+    h5 = os.path.join(tmp, "spot.h5")
+    low = dict(os.environ, TSR_FACTOR_FLOPS="1e10")
+    for solver in ("direct-bpp", "schur-bpp", "fbic"):
+        p = subprocess.run([TESSERA, "run", model, "-o", h5, "-q", "--overwrite", "--solver", solver],
+                           capture_output=True, text=True, timeout=120, env=low)
+        m = re.search(r"factorising (\d+) coupled rows \(of (\d+)\) would take about ([0-9.e+]+) flops", p.stderr)
+        complete = frames = None
+        if os.path.exists(h5):
+            with h5py.File(h5, "r") as f:
+                complete, frames = int(f.attrs["complete"]), f["/frames/time"].shape[0]
+        check(p.returncode == 1 and m is not None and int(m.group(2)) == 5310 and float(m.group(3)) > 1e10
+              and "TSR_FACTOR_FLOPS = 1e+10" in p.stderr and complete == 0 and frames == 1,
+              "%s past TSR_FACTOR_FLOPS: exit 1 at step 1, the cost said, the file incomplete (%d: %s)"
+              % (solver, p.returncode, p.stderr.strip()[-300:]))
+    p = subprocess.run([TESSERA, "run", model, "-o", h5, "-q", "--overwrite", "--solver", "pgs"],
+                       capture_output=True, text=True, timeout=120, env=low)
+    check(p.returncode == 0, "pgs under the same limit runs (%d: %s)" % (p.returncode, p.stderr.strip()[-200:]))
+    p = subprocess.run([TESSERA, "run", model, "-o", h5, "-q", "--overwrite"], capture_output=True, text=True,
+                       timeout=300)
+    check(p.returncode == 0, "direct-bpp at the default limit runs (%d: %s)" % (p.returncode, p.stderr.strip()[-200:]))
+    p = subprocess.run([TESSERA, "compare", model, "--solvers", "direct-bpp,pgs", "-q"], capture_output=True,
+                       text=True, timeout=120, env=low)
+    rows = {ln.split()[0]: ln for ln in p.stdout.splitlines() if ln.split()[:1] in (["direct-bpp"], ["pgs"])}
+    check(p.returncode == 1 and "TSR_FACTOR_FLOPS" in p.stderr and "failed at its first step" in rows.get("direct-bpp", "")
+          and "failed" not in rows.get("pgs", "failed"),
+          "compare: direct-bpp refused (said), pgs measured (%d: %r)" % (p.returncode, p.stdout[-300:]))
 
 # Many bodies in one place (a `count` without a `stride`): every pair of
 # their boxes overlaps, and ODE's sweep and prune built all n^2 / 2 pairs
