@@ -47,6 +47,13 @@ def run(*args):
     return p.returncode, p.stdout, p.stderr
 
 
+def write_lines(path, lines):
+    """Writes the lines of a model to path; returns path."""
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    return path
+
+
 def check_and_run(path, text):
     """Writes the model text to path; yields (command, exit status, stderr)
     for `tessera check` and `tessera run` of it (the model warnings both give)."""
@@ -873,9 +880,7 @@ HUB = ["format: tessera-model/1", "name: hub", "settings: {step: 0.0166666666666
 HUB += ["  - {name: s%d, mass: 1, shape: {type: sphere, radius: 0.05}, position: [%.2f, %.2f, 0.15]}"
         % (i, 0.22 * (i % 10) - 0.99, 0.22 * (i // 10) - 0.99) for i in range(100)]
 with tempfile.TemporaryDirectory() as tmp:
-    model = os.path.join(tmp, "hub.yaml")
-    with open(model, "w") as fh:
-        fh.write("\n".join(HUB) + "\n")
+    model = write_lines(os.path.join(tmp, "hub.yaml"), HUB)
     h5 = os.path.join(tmp, "hub.h5")
 
     def run_env(env, *args):
@@ -950,9 +955,7 @@ BLOB = ["format: tessera-model/1", "name: blob", "settings:", "  solver: {type: 
 BLOB += ["  - {name: s%d, mass: 1, shape: {type: sphere, radius: 0.1}, position: [%.1f, %.1f, %.1f]}"
          % (i, 0.3 * (i // 20), 0.3 * (i // 5 % 4), 0.3 * (i % 5)) for i in range(60)]
 with tempfile.TemporaryDirectory() as tmp:
-    model = os.path.join(tmp, "blob.yaml")
-    with open(model, "w") as fh:
-        fh.write("\n".join(BLOB) + "\n")
+    model = write_lines(os.path.join(tmp, "blob.yaml"), BLOB)
     h5 = os.path.join(tmp, "blob.h5")
     env = dict(os.environ, TSR_MEMORY_LIMIT="200000000")
     p = subprocess.run([TESSERA, "run", model, "-o", h5, "-q", "--steps", "2"], capture_output=True, text=True,
@@ -977,9 +980,7 @@ SPOT = ["format: tessera-model/1", "name: spot", "settings: {step: 0.01666666666
         "  - {name: ball, count: 60, mass: 1, shape: {type: sphere, radius: 0.1}, position: [0, 0, 0.5],",
         "     stride: {position: [0.001, 0, 0]}}"]
 with tempfile.TemporaryDirectory() as tmp:
-    model = os.path.join(tmp, "spot.yaml")
-    with open(model, "w") as fh:
-        fh.write("\n".join(SPOT) + "\n")
+    model = write_lines(os.path.join(tmp, "spot.yaml"), SPOT)
     h5 = os.path.join(tmp, "spot.h5")
     low = dict(os.environ, TSR_FACTOR_FLOPS="1e10")
     for solver in ("direct-bpp", "schur-bpp", "fbic"):
