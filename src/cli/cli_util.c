@@ -118,7 +118,7 @@ int tsr_cli_warn_overlaps(const TsrModel *m) {
   if (n > SHOWN) fprintf(stderr, "%s: warning: %d pairs of shapes start inside one another\n", m->path, n);
   fprintf(stderr,
           "%s: note: the first steps push overlapping bodies apart with large impulses, and where many share "
-          "one place a step can take minutes (a missing `stride`?)\n",
+          "one place a step can take minutes, or fail past TSR_FACTOR_FLOPS (a missing `stride`?)\n",
           m->path);
   return n;
 }
