@@ -31,6 +31,16 @@ rm -f "$big"
 # residual says so.
 echo "$out" | grep -q "^status: solved" && echo "$out" | grep -q "^residual: 0.000e+00$" ||
   { echo "1,000,000-row triplet LCP: not solved to z = 0: $(echo "$out" | tail -3)"; fail=1; }
+# The factorisation cost limit, read as `run` reads it: a value outside its
+# range (from 1e10) is bad usage, exit 2; one inside it is taken.
+empty=$(mktemp)
+printf '0\n0\n0\n0\n0 0\n' > "$empty"
+out=$(TSR_FACTOR_FLOPS=1e9 "$T" mlcp solve "$empty" --format lcp 2>&1); rc=$?
+{ [ $rc -eq 2 ] && echo "$out" | grep -q "TSR_FACTOR_FLOPS='1e9'"; } ||
+  { echo "TSR_FACTOR_FLOPS=1e9: exit $rc, expected 2, named: $out"; fail=1; }
+out=$(TSR_FACTOR_FLOPS=2e10 "$T" mlcp solve "$empty" --format lcp 2>&1); rc=$?
+[ $rc -eq 0 ] || { echo "TSR_FACTOR_FLOPS=2e10: exit $rc, expected 0: $out"; fail=1; }
+rm -f "$empty"
 D="${TSR_SHARED:-/nonexistent}/external/siconos/numerics/src"
 if [ ! -f "$D/LCP/test/data/lcp_CPS_4.dat" ]; then
   [ $fail -eq 0 ] || exit 1
