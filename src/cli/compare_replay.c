@@ -101,7 +101,9 @@ static void hook(const TsrWorld *w, void *ctx) {
     int rc = tsr_solver_solve(c->solver, p, sub ? &r->part_sub : &r->part_whole, r->lam, r->set, &st);
     double dt = tsr_now_seconds() - t0;
     c->ms[c->n] = 1e3 * dt;
-    c->err[c->n] = st.residual;
+    // A failed solve (its factorisation refused, an error) has no solution:
+    // its error is infinite, not the 0 its cleared statistics hold.
+    c->err[c->n] = rc < 0 ? INFINITY : st.residual;
     tsr_compare_note_rel(tsr_compare_relative(p, r->lam, &r->scratch), &r->rows[i]);
     c->n++;
     c->conv += rc >= 0 && st.converged;

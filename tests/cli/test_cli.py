@@ -1007,6 +1007,15 @@ with tempfile.TemporaryDirectory() as tmp:
     check(p.returncode == 1 and "TSR_FACTOR_FLOPS" in p.stderr and "failed at its first step" in rows.get("direct-bpp", "")
           and "failed" not in rows.get("pgs", "failed"),
           "compare: direct-bpp refused (said), pgs measured (%d: %r)" % (p.returncode, p.stdout[-300:]))
+    # Replayed on pgs's MLCP, direct-bpp's refused solve has no solution: its
+    # error is inf (null in the JSON), not the 0 of an exact one.
+    rj = os.path.join(tmp, "replay.json")
+    p = subprocess.run([TESSERA, "compare", model, "--solvers", "direct-bpp,pgs", "--replay", "pgs", "-q", "--json",
+                        rj], capture_output=True, text=True, timeout=120, env=low)
+    row = next((ln.split() for ln in p.stdout.splitlines() if ln.split()[:1] == ["direct-bpp"]), [])
+    jrow = next((r for r in json.load(open(rj))["rows"] if r["solver"] == "direct-bpp"), {}) if os.path.exists(rj) else {}
+    check(p.returncode == 0 and "inf" in row and "0.0" in row and "median_err" in jrow and jrow["median_err"] is None,
+          "replay: a refused solve's error is inf, null in the JSON (%r, %r)" % (row, jrow.get("median_err", "-")))
 
 # Many bodies in one place (a `count` without a `stride`): every pair of
 # their boxes overlaps, and ODE's sweep and prune built all n^2 / 2 pairs
