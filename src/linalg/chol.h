@@ -128,12 +128,13 @@ int tsr_chol_order_last(int m, const int8_t *last, TsrChol *c);
 // tsr_chol_factor returns TSR_CHOL_REFUSED, and so does every factorisation
 // after it, in any thread, until tsr_chol_refusal_clear. The solvers' loops
 // end at once then (solvers/stop.h), so a solve of an MLCP whose rows are
-// coupled nearly densely (a hundred bodies placed in one spot: 30,000 rows,
-// ~1e13 flops a factorisation, hours a step) fails in seconds with what it
-// would have cost, instead of running for hours. Dense Cholesky factors,
-// at most TSR_CHOL_DENSE_LARGE rows (9e9 flops), are never refused. The
-// scenes' largest factor takes 1.4e7 flops (log_tower_256); 1e12 takes
-// minutes on one core. Process-wide: one world solves at a time
+// coupled nearly densely fails in seconds, saying what it would have cost:
+// 150 spheres placed in one spot make 33,525 rows and 5.5e12 flops a
+// factorisation, and direct-bpp's first step had not ended after 10
+// minutes (refused: 3 s); 90 of them, below the limit, took 54 s. Dense
+// Cholesky factors, at most TSR_CHOL_DENSE_LARGE rows (9e9 flops), are
+// never refused. The scenes' largest factorisation takes 1.4e7 flops
+// (log_tower_256). Process-wide: one world solves at a time
 // (TSR_FACTOR_FLOPS, sim/world.c).
 #define TSR_CHOL_FLOPS_LIMIT 1e12
 #define TSR_CHOL_REFUSED (-4)

@@ -402,11 +402,6 @@ static int assemble(TsrWorld *w) {
   return 0;
 }
 
-// The assembled MLCP solved from the warm start in lambda and index_set,
-// friction refreshed; its time added to /stats/solve_seconds (the MLCP
-// solve alone: OUTPUT.md; what seed 000 Table 3 reports, and what `tessera
-// compare --replay` times); the joint rows' solution kept for the next
-// step's warm start and the contacts' for matching.
 // The error of a step whose solve was refused for the cost of a
 // factorisation (linalg/chol.h): what it would have cost, and why A can be
 // that dense (check_coupling's figures: the body that touches the most rows).
@@ -424,6 +419,11 @@ static void refused_message(TsrWorld *w) {
            kmax >= 0 ? w->body_rows[kmax] : 0);
 }
 
+// The assembled MLCP solved from the warm start in lambda and index_set,
+// friction refreshed; its time added to /stats/solve_seconds (the MLCP
+// solve alone: OUTPUT.md; what seed 000 Table 3 reports, and what `tessera
+// compare --replay` times); the joint rows' solution kept for the next
+// step's warm start and the contacts' for matching.
 static int solve_assembled(TsrWorld *w) {
   memset(&w->solve_stats, 0, sizeof w->solve_stats);
   double ts = tsr_now_seconds();
