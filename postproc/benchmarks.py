@@ -277,6 +277,11 @@ def speed(base, v):
     return "" if base is None or v is None or v <= 0 else " (%.1fx)" % (base / v)
 
 
+def times(base, v):
+    """base / v as '1.23x', '-' when either is missing."""
+    return "%.2fx" % (base / v) if base and v else "-"
+
+
 def table3(results, steps, slow_steps, runs):
     head = ["scene", "direct-bpp", "pgs", "pgs-sm", "schur-bpp", "schur-pgs-sm", "fbic", "avg k", "% k_max",
             "median err direct / schur", "max joint err (m)", "fallbacks", "paper: BPP / PGS / Schur-BPP / Schur-PGS-SM / FBIC ms (avg k, % k_max)"]
@@ -620,7 +625,7 @@ def main(argv=None):
                 speed(d["mean_ms"], sb["mean_ms"]), ms(ph.get("schur")), ms(ph.get("interface")),
                 ms(ph.get("subsystems")), ms(ph.get("subsystems_longest")), ms(ph.get("merged")),
                 ms(ph.get("fallback")), sb.get("fallbacks", 0), ms(bd),
-                "%.2fx" % (d["mean_ms"] / bd) if bd else "-"))
+                times(d["mean_ms"], bd)))
         out.append("")
     if replays:
         out += ["The two solvers' trajectories diverge in chain_drop's pile-up (it is chaotic), so the means "
@@ -640,7 +645,7 @@ def main(argv=None):
             out.append("| %s | %s | %d | %s / %s (%.1f%%) | %s / %s (%.1f%%) | %.2fx | %s | %s |" % (
                 scene, ref, t, ms(d["mean_ms"]), ms(d["median_ms"]), d["pct_converged"], ms(sb["mean_ms"]),
                 ms(sb["median_ms"]), sb["pct_converged"], d["mean_ms"] / sb["mean_ms"],
-                "-" if mr is None else "%.2fx" % mr, "%.2fx" % (d["mean_ms"] / bd) if bd else "-"))
+                "-" if mr is None else "%.2fx" % mr, times(d["mean_ms"], bd)))
         out.append("")
     if splits.get("direct-bpp") and splits.get("schur-bpp"):
         d, sb = splits["direct-bpp"], splits["schur-bpp"]

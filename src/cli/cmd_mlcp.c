@@ -18,7 +18,6 @@
 #include "model/model.h"
 #include "solvers/lemke.h"
 #include "solvers/solver.h"
-#include "util/env.h"
 
 static const char mlcp_usage[] =
     "usage: tessera mlcp solve FILE [options]\n"
@@ -135,13 +134,11 @@ int tsr_cmd_mlcp(int argc, char **argv) {
   params.warm_start = 0;
   if (max_pivots) params.max_pivots = max_pivots;
   if (iterations) params.iterations = iterations;
-  double flops;  // the factorisations' cost limit, as `run` reads it (sim/world.c)
-  if (tsr_env_number("TSR_FACTOR_FLOPS", TSR_CHOL_FLOPS_LIMIT, 1e10, 1e300, 0, &flops, err, (int)sizeof err)) {
+  if (tsr_chol_flops_limit_from_env(err, (int)sizeof err)) {  // as `run` reads it
     tsr_cli_error("mlcp: %s", err);
     tsr_mlcp_free(&p);
     return 2;
   }
-  tsr_chol_set_flops_limit(flops);
   TsrSolver *solver = tsr_solver_create(&params, err, (int)sizeof err);
   if (!solver) {
     tsr_cli_error("mlcp: %s", err);
@@ -192,7 +189,7 @@ int tsr_cmd_mlcp(int argc, char **argv) {
     tsr_cli_error(
         "mlcp: factorising %d coupled rows would take about %.2g flops, more than TSR_FACTOR_FLOPS = %.3g "
         "allows; pgs needs no factorisation, and TSR_FACTOR_FLOPS=1e300 lifts the limit",
-        nf, fl, flops);
+        nf, fl, tsr_chol_flops_limit());
   }
   const char *note = tsr_solver_note(solver);
   if (rc != 0 && note) tsr_cli_error("mlcp: %s: %s", solver_name, note);

@@ -42,6 +42,13 @@ static int refused_nf;
 static double refused_flops;
 
 void tsr_chol_set_flops_limit(double flops) { flops_limit = flops; }
+
+int tsr_chol_flops_limit_from_env(char *err, int errlen) {
+  double v;
+  if (tsr_env_number("TSR_FACTOR_FLOPS", TSR_CHOL_FLOPS_LIMIT, 1e10, 1e300, 0, &v, err, errlen)) return -1;
+  flops_limit = v;
+  return 0;
+}
 double tsr_chol_flops_limit(void) { return flops_limit; }
 int tsr_chol_refused(void) { return atomic_load_explicit(&refused, memory_order_relaxed); }
 

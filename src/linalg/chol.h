@@ -139,6 +139,10 @@ int tsr_chol_order_last(int m, const int8_t *last, TsrChol *c);
 #define TSR_CHOL_FLOPS_LIMIT 1e12
 #define TSR_CHOL_REFUSED (-4)
 void tsr_chol_set_flops_limit(double flops);
+// Sets the limit from TSR_FACTOR_FLOPS (unset or empty: the default), read
+// strictly from 1e10 on (dense factors, at most 9e9 flops, are never
+// checked). 0, or -1 with err when the value is not a number in range.
+int tsr_chol_flops_limit_from_env(char *err, int errlen);
 double tsr_chol_flops_limit(void);
 // 1 after a refusal, until tsr_chol_refusal_clear (tsr_solver_solve clears
 // it as it starts).

@@ -47,16 +47,13 @@ int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen) {
   w->body_rows = calloc((size_t)n + 1, sizeof(int));
   w->sub_rows = calloc(2 * (size_t)n + 2, sizeof(double));
   // check_coupling's thresholds and the struck bodies' passes, read once.
-  double dense_rows, memory_limit, passes, first, flops;
-  // (TSR_FACTOR_FLOPS from 1e10 on: dense factors, at most 9e9 flops, are
-  // never refused)
+  double dense_rows, memory_limit, passes, first;
   if (tsr_env_number("TSR_DENSE_ROWS", TSR_DENSE_ROWS, 1, 1e9, 1, &dense_rows, err, errlen) ||
       tsr_env_number("TSR_MEMORY_LIMIT", -1.0, 0, 1e300, 0, &memory_limit, err, errlen) ||
-      tsr_env_number("TSR_FACTOR_FLOPS", TSR_CHOL_FLOPS_LIMIT, 1e10, 1e300, 0, &flops, err, errlen) ||
+      tsr_chol_flops_limit_from_env(err, errlen) ||
       tsr_env_number("TSR_RECOLLIDE", 1, 0, TSR_RECOLLIDE_MAX, 1, &passes, err, errlen) ||
       tsr_env_number("TSR_FIRST_FRICTION", 1, 0, 1, 1, &first, err, errlen))
     return -1;
-  tsr_chol_set_flops_limit(flops);
   w->first_friction = first != 0.0;  // first_step_friction
   w->dense_rows = (int)dense_rows;
   w->memory_limit = memory_limit;
@@ -351,6 +348,7 @@ static int check_coupling(TsrWorld *w) {
     entries += (double)w->body_rows[k] * w->body_rows[k];
     if (kmax < 0 || w->body_rows[k] > w->body_rows[kmax]) kmax = k;
   }
+  w->densest_body = kmax;
   int sub, nu;
   const double schur = schur_bytes(w, &sub, &nu);
   const double bytes = TSR_BYTES_PER_ENTRY * entries + schur, gib = 1024.0 * 1024.0 * 1024.0;
@@ -406,11 +404,9 @@ static int assemble(TsrWorld *w) {
 // factorisation (linalg/chol.h): what it would have cost, and why A can be
 // that dense (check_coupling's figures: the body that touches the most rows).
 static void refused_message(TsrWorld *w) {
-  int nf = 0, kmax = -1;
+  int nf = 0, kmax = w->densest_body;
   double flops = 0.0;
   tsr_chol_refusal(&nf, &flops);
-  for (int k = 0; k < w->bodies.n; k++)
-    if (kmax < 0 || w->body_rows[k] > w->body_rows[kmax]) kmax = k;
   snprintf(w->error, sizeof w->error,
            "factorising %d coupled rows (of %d) would take about %.2g flops, more than TSR_FACTOR_FLOPS = %.3g "
            "allows: A is nearly dense (body '%.40s' touches %d rows: bodies starting inside one another?); pgs "

@@ -56,6 +56,7 @@ typedef struct TsrWorld {
   char error[320], notice[320];
   int notice_new, dense_warned;
   int *body_rows;     // [n] scratch of check_coupling
+  int densest_body;   // check_coupling's: the body touching the most rows, -1 for none
   double *sub_rows;   // [2 n] scratch of check_coupling (schur_bytes: rows, coupled interface rows)
   double schur_held;  // the largest Schur-block estimate of the steps solved: what the solver keeps
   int dense_rows;     // its thresholds: TSR_DENSE_ROWS, TSR_MEMORY_LIMIT (bytes; -1: the machine's)

@@ -382,6 +382,9 @@ static int timed_item(void *ctx, int item, int thread) {
 
 static int sub_for(TsrSubstructure *ss, int nthr, int n, int chunk, int split, TsrTeamItem fn, void *ctx,
                    double *critical) {
+  // (a loop whose times nothing reads, a small interface's or one item's,
+  // is not timed: two clock reads per item of every step's loops)
+  if (!critical && !(split && n > 1)) return tsr_team_for(ss->team, nthr, n, chunk, fn, ctx);
   int nt = scratch_threads(ss, nthr);
   if (tsr_grow((void **)&ss->item_max, &ss->cap_item_max, nt, sizeof *ss->item_max)) return -1;
   for (int t = 0; t < nt; t++) ss->item_max[t] = 0.0;
