@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <time.h>
@@ -418,6 +419,112 @@ const char *tsr_cli_step_failure(const TsrWorld *w, int status) {
   return "non-finite state";
 }
 
+// The watcher of tsr_cli_step: a thread that wakes every WATCH_TICK seconds
+// while the progress lasts and, when the step in progress has run for
+// longer than the pace, says so: in a log once per pace, on a terminal
+// (its line rewritten) each second.
+// The lock orders its lines with the main thread's progress lines; the
+// main thread prints nothing else while a step runs (errors and notices
+// come after tsr_world_step returns, when the step is no longer watched).
+#define WATCH_TICK 0.25
+#define WATCH_TTY_PACE 2.0
+struct TsrCliWatch {
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+  int stop, active;
+  long step, steps;  // the step in progress (counted from 1), of steps
+  double t_step;     // when it started
+  const char *what;
+  TsrCliProgress *p;
+};
+
+static double watch_pace(const TsrCliProgress *p) { return p->tty ? WATCH_TTY_PACE : p->log_every; }
+
+static void *watch_main(void *arg) {
+  struct TsrCliWatch *wt = arg;
+  pthread_mutex_lock(&wt->lock);
+  while (!wt->stop) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);  // (the condition variable's clock)
+    long ns = until.tv_nsec + (long)(WATCH_TICK * 1e9);
+    until.tv_sec += ns / 1000000000L, until.tv_nsec = ns % 1000000000L;
+    pthread_cond_timedwait(&wt->wake, &wt->lock, &until);
+    if (wt->stop || !wt->active) continue;
+    TsrCliProgress *p = wt->p;
+    double now = tsr_now_seconds(), in_step = now - wt->t_step, pace = watch_pace(p);
+    if (in_step < pace || now - p->t_last < (p->tty ? 1.0 : pace)) continue;  // (a terminal's: each second)
+    p->t_last = now;
+    if (p->tty) {
+      fprintf(stderr, "\r%s: %s %ld/%ld being solved for %.0f s%40s", wt->what, p->unit, wt->step, wt->steps, in_step,
+              "");
+      p->shown = 1;
+    } else {
+      fprintf(stderr, "%s: %s %ld/%ld still being solved after %.0f s, %.1f s elapsed\n", wt->what, p->unit, wt->step,
+              wt->steps, in_step, now - p->t_start);
+    }
+    fflush(stderr);
+  }
+  pthread_mutex_unlock(&wt->lock);
+  return NULL;
+}
+
+static void watch_start(TsrCliProgress *p) {
+  p->watch = NULL;
+  if (p->quiet || !(watch_pace(p) > 0.0)) return;
+  struct TsrCliWatch *wt = calloc(1, sizeof *wt);
+  if (!wt) return;  // (no watcher: the progress lines between steps are still printed)
+  wt->p = p;
+  pthread_mutex_init(&wt->lock, NULL);
+  pthread_cond_init(&wt->wake, NULL);
+  // The thread takes no signals: Ctrl-C's handler runs in the main thread,
+  // whose sleeps and reads it interrupts as before.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(&wt->thread, NULL, watch_main, wt);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc) {
+    pthread_cond_destroy(&wt->wake);
+    pthread_mutex_destroy(&wt->lock);
+    free(wt);
+    return;
+  }
+  p->watch = wt;
+}
+
+static void watch_stop(TsrCliProgress *p) {
+  struct TsrCliWatch *wt = p->watch;
+  if (!wt) return;
+  pthread_mutex_lock(&wt->lock);
+  wt->stop = 1;
+  pthread_cond_signal(&wt->wake);
+  pthread_mutex_unlock(&wt->lock);
+  pthread_join(wt->thread, NULL);
+  pthread_cond_destroy(&wt->wake);
+  pthread_mutex_destroy(&wt->lock);
+  free(wt);
+  p->watch = NULL;
+}
+
+int tsr_cli_step(TsrCliProgress *p, const char *what, long steps, TsrWorld *w) {
+  struct TsrCliWatch *wt = p->watch;
+  if (wt) {
+    pthread_mutex_lock(&wt->lock);
+    wt->what = what, wt->step = w->step + 1, wt->steps = steps;
+    wt->t_step = tsr_now_seconds();
+    wt->active = 1;
+    pthread_mutex_unlock(&wt->lock);
+  }
+  int s = tsr_world_step(w);
+  if (wt) {
+    pthread_mutex_lock(&wt->lock);
+    wt->active = 0;
+    pthread_mutex_unlock(&wt->lock);
+  }
+  return s;
+}
+
 void tsr_cli_progress_start(TsrCliProgress *p, int quiet, double log_every) {
   p->tty = isatty(STDERR_FILENO);
   p->log_every = isnan(log_every) ? 60.0 : log_every;
@@ -426,6 +533,7 @@ void tsr_cli_progress_start(TsrCliProgress *p, int quiet, double log_every) {
   p->unit = "step";
   p->t_start = tsr_now_seconds();
   p->t_last = p->tty ? 0.0 : p->t_start;  // a terminal shows the first step at once
+  watch_start(p);
 }
 
 int tsr_cli_progress_due(const TsrCliProgress *p, long step, long steps) {
@@ -453,6 +561,7 @@ void tsr_cli_progress(TsrCliProgress *p, const char *what, long step, long steps
 }
 
 void tsr_cli_progress_end(TsrCliProgress *p, int keep) {
+  watch_stop(p);
   if (p->shown) keep ? fputc('\n', stderr) : fprintf(stderr, "\r%-100s\r", "");
   p->shown = 0;
 }

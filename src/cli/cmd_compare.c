@@ -146,7 +146,7 @@ static int run_one(const TsrRunOptions *o, const char *solver, int cond, int war
   TsrCliProgress progress;
   tsr_cli_progress_start(&progress, o->quiet, o->progress);
   while (w.step < steps && !tsr_interrupt_requested()) {
-    int s = tsr_world_step(&w);
+    int s = tsr_cli_step(&progress, solver, steps, &w);
     if (tsr_interrupt_requested()) break;  // its solve was cut short: not counted
     const TsrStepStats *st = &w.stats;
     tsr_cli_world_notice(&model, &w);

@@ -237,7 +237,7 @@ int tsr_cmd_run(int argc, char **argv) {
   long unconverged = 0, written = 0;  // steps whose solver did not meet its stop (/stats/converged = 0), steps written
   double worst_error = 0.0;
   while (!status && world.step < steps && !tsr_interrupt_requested()) {
-    int s = tsr_world_step(&world);
+    int s = tsr_cli_step(&progress, model.name, steps, &world);
     if (tsr_interrupt_requested()) break;  // its solve was cut short: the step is not written
     tsr_cli_world_notice(&model, &world);
     if (s == 1) {

@@ -259,7 +259,7 @@ int tsr_compare_replay(const TsrRunOptions *o, const char *ref, const char *cons
     char what[64];
     snprintf(what, sizeof what, "replay of %s", ref);
     while (w.step < steps && !tsr_interrupt_requested()) {
-      int s = tsr_world_step(&w);
+      int s = tsr_cli_step(&progress, what, steps, &w);
       if (r.failed) {
         tsr_cli_error("--replay: out of memory, or the partition failed, at step %ld", w.step);
         status = 1;

@@ -96,14 +96,20 @@ const char *tsr_cli_step_failure(const struct TsrWorld *w, int status);
 typedef struct {
   int quiet, tty, shown;
   double log_every, t_start, t_last;
-  const char *unit;  // what is counted: "step" (tsr_cli_progress_start's), or set after it
+  const char *unit;           // what is counted: "step" (tsr_cli_progress_start's), or set after it
+  struct TsrCliWatch *watch;  // tsr_cli_step's watcher (NULL: quiet, or no thread)
 } TsrCliProgress;
 void tsr_cli_progress_start(TsrCliProgress *p, int quiet, double log_every);
 void tsr_cli_progress(TsrCliProgress *p, const char *what, long step, long steps, double t, const char *detail);
 // Whether tsr_cli_progress would print now (to build its detail only then).
 int tsr_cli_progress_due(const TsrCliProgress *p, long step, long steps);
-// Ends the terminal's line: kept (keep = 1) or wiped.
+// Ends the terminal's line: kept (keep = 1) or wiped; stops the watcher.
 void tsr_cli_progress_end(TsrCliProgress *p, int keep);
+// tsr_world_step(w), watched: while a step runs for longer than the
+// progress's pace (a terminal's: 2 s; a log's: --progress), a line says
+// which step of `steps` is still being solved and for how long, so that a
+// step of minutes (bodies placed in one spot) is not a silent stall.
+int tsr_cli_step(TsrCliProgress *p, const char *what, long steps, struct TsrWorld *w);
 
 // An integer in min..max for option opt of command cmd: 0 and *out set, or -1
 // after an error message ("expects an integer >= min", or "at most max" for a

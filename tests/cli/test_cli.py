@@ -998,9 +998,22 @@ with tempfile.TemporaryDirectory() as tmp:
     p = subprocess.run([TESSERA, "run", model, "-o", h5, "-q", "--overwrite", "--solver", "pgs"],
                        capture_output=True, text=True, timeout=120, env=low)
     check(p.returncode == 0, "pgs under the same limit runs (%d: %s)" % (p.returncode, p.stderr.strip()[-200:]))
-    p = subprocess.run([TESSERA, "run", model, "-o", h5, "-q", "--overwrite"], capture_output=True, text=True,
-                       timeout=300)
-    check(p.returncode == 0, "direct-bpp at the default limit runs (%d: %s)" % (p.returncode, p.stderr.strip()[-200:]))
+    # At the default limit direct-bpp runs, its step of seconds watched
+    # (cli_util.c, tsr_cli_step): with --progress 1, a log (stderr a pipe)
+    # gets a line once the step has run 1 s, then at most one a second,
+    # each saying for how long (so no more lines than the step's seconds,
+    # and at least one from a step of 2.5 s); -q gets none.
+    for quiet in ([], ["-q"]):
+        p = subprocess.run([TESSERA, "run", model, "-o", h5, "--overwrite", "--progress", "1"] + quiet,
+                           capture_output=True, text=True, timeout=300)
+        watched = [int(x) for x in re.findall(r"spot: step 1/1 still being solved after (\d+) s", p.stderr)]
+        with h5py.File(h5, "r") as f:
+            step_s = float(f["/stats/step_seconds"][0]) if f["/stats/step_seconds"].shape[0] else 0.0
+        said = (all(b > a for a, b in zip(watched, watched[1:])) and all(x >= 1 for x in watched)
+                and len(watched) <= step_s and (len(watched) >= 1 or step_s < 2.5))
+        check(p.returncode == 0 and (not watched if quiet else said),
+              "direct-bpp at the default limit runs%s, its %.1f s step watched: %r (%d: %s)"
+              % (" (-q)" if quiet else "", step_s, watched, p.returncode, p.stderr.strip()[-200:]))
     p = subprocess.run([TESSERA, "compare", model, "--solvers", "direct-bpp,pgs", "-q"], capture_output=True,
                        text=True, timeout=120, env=low)
     rows = {ln.split()[0]: ln for ln in p.stdout.splitlines() if ln.split()[:1] in (["direct-bpp"], ["pgs"])}
