@@ -297,11 +297,20 @@ static double memory_available(const TsrWorld *w) {
 // The dense blocks of the Schur complement solvers (solvers/schur.c), bytes:
 // subsystem i, with n_i rows and nu_i interface rows coupled to it, holds its
 // Schur block Sblk (nu_i x nu_i) and K = G_F^T (n_i x nu_i), and S_Gamma
-// gathers the blocks (as many entries again). A pile whose contacts all cross
-// subsystems (large_rock_pile with a contact margin of 10 m: every rock
-// touches every other) went past 24 GB this way, where A itself needed 9 GiB,
-// and the kernel killed the run (found by fuzzing). *sub, *nu: the largest
-// block's subsystem and size. 0 for the other solvers.
+// gathers the blocks: nu_i^2 entries each, which count as A's do
+// (TSR_BYTES_PER_ENTRY: S_Gamma is the interface solve's A, copied and
+// factorised as A is). A pile whose contacts all cross subsystems
+// (large_rock_pile with a contact margin of 10 m: every rock touches every
+// other) went past 24 GB this way, where A itself needed 9 GiB, and the
+// kernel killed the run (found by fuzzing). Counting S_Gamma's entries at 8
+// bytes (its values alone), the estimate was 0.38-0.58 of the peak resident
+// memory of bodies placed in one spot and split into 5 subsystems (50-120
+// spheres; 100 of them: 2.15 GiB estimated, 5.6 GiB used), a run the kernel
+// would kill on a machine with the estimate available; now 0.98-1.4 of it
+// (1.4 where the interface's factorisation is refused for its cost), and 2.1
+// on test_cli's blob, whose interface rows are mostly at their bounds (a
+// small free part to copy and factorise). *sub, *nu: the largest block's
+// subsystem and size. 0 for the other solvers.
 static double schur_bytes(const TsrWorld *w, int *sub, int *nu) {
   const TsrPartition *p = &w->partition;
   const TsrSolverType t = w->model->settings.solver.type;
@@ -327,7 +336,7 @@ static double schur_bytes(const TsrWorld *w, int *sub, int *nu) {
   }
   double bytes = 0.0;
   for (int i = 0; i < N; i++) {
-    bytes += 8.0 * cnt[N + i] * (2.0 * cnt[N + i] + cnt[i]);
+    bytes += 8.0 * cnt[N + i] * (cnt[N + i] + cnt[i]) + TSR_BYTES_PER_ENTRY * cnt[N + i] * cnt[N + i];
     if (cnt[N + i] > *nu) *nu = (int)cnt[N + i], *sub = i;
   }
   return bytes;
