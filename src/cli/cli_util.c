@@ -470,7 +470,6 @@ static void *watch_main(void *arg) {
 }
 
 static void watch_start(TsrCliProgress *p) {
-  p->watch = NULL;
   if (p->quiet || !(watch_pace(p) > 0.0)) return;
   struct TsrCliWatch *wt = calloc(1, sizeof *wt);
   if (!wt) return;  // (no watcher: the progress lines between steps are still printed)
@@ -508,6 +507,12 @@ static void watch_stop(TsrCliProgress *p) {
 }
 
 int tsr_cli_step(TsrCliProgress *p, const char *what, long steps, TsrWorld *w) {
+  // The thread starts with the first step watched, not with the progress:
+  // export-vtk's progress has no steps, and its reading of the run file
+  // forks (io/run_reader.c), where a second thread can hold a lock the
+  // child then waits on for ever (ASan's allocator's did: the probe of
+  // every file timed out).
+  if (!p->watch_tried) p->watch_tried = 1, watch_start(p);
   struct TsrCliWatch *wt = p->watch;
   if (wt) {
     pthread_mutex_lock(&wt->lock);
@@ -533,7 +538,7 @@ void tsr_cli_progress_start(TsrCliProgress *p, int quiet, double log_every) {
   p->unit = "step";
   p->t_start = tsr_now_seconds();
   p->t_last = p->tty ? 0.0 : p->t_start;  // a terminal shows the first step at once
-  watch_start(p);
+  p->watch = NULL, p->watch_tried = 0;
 }
 
 int tsr_cli_progress_due(const TsrCliProgress *p, long step, long steps) {

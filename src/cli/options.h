@@ -97,7 +97,8 @@ typedef struct {
   int quiet, tty, shown;
   double log_every, t_start, t_last;
   const char *unit;           // what is counted: "step" (tsr_cli_progress_start's), or set after it
-  struct TsrCliWatch *watch;  // tsr_cli_step's watcher (NULL: quiet, or no thread)
+  struct TsrCliWatch *watch;  // tsr_cli_step's watcher (NULL: none yet, quiet, or no thread)
+  int watch_tried;
 } TsrCliProgress;
 void tsr_cli_progress_start(TsrCliProgress *p, int quiet, double log_every);
 void tsr_cli_progress(TsrCliProgress *p, const char *what, long step, long steps, double t, const char *detail);
