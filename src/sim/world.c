@@ -280,7 +280,12 @@ static void refresh_friction(TsrWorld *w) {
 // of the kernel killing the run; above TSR_DENSE_ROWS rows on one body
 // (default 3,000: about a second per factorisation here) the caller warns,
 // once. TSR_BYTES_PER_ENTRY: A (value and row index), the factor and the
-// solvers' copies of its free part.
+// solvers' copies of its free part. The factor's fill is not known before
+// its symbolic analysis and is not counted: where rows of different bodies
+// couple through many bodies (spheres placed in one spot), the factor is
+// nearly dense and holds more than A (70 spheres, direct-bpp: 0.11 GiB
+// estimated, 0.43 GiB used). The cost limit (linalg/chol.h) bounds it: a
+// dense factor within 1e12 flops has at most 14,400 rows, 0.8 GB.
 #define TSR_BYTES_PER_ENTRY 40.0
 static double memory_available(const TsrWorld *w) {
   if (w->memory_limit > 0.0) return w->memory_limit;
