@@ -420,7 +420,8 @@ const char *tsr_cli_step_failure(const TsrWorld *w, int status) {
 }
 
 // The watcher of tsr_cli_step: a thread that wakes every WATCH_TICK seconds
-// while the progress lasts and, when the step in progress has run for
+// from the first step watched until the progress ends and, when the step in
+// progress has run for
 // longer than the pace, says so: in a log once per pace, on a terminal
 // (its line rewritten) each second.
 // The lock orders its lines with the main thread's progress lines; the
@@ -510,8 +511,8 @@ int tsr_cli_step(TsrCliProgress *p, const char *what, long steps, TsrWorld *w) {
   // The thread starts with the first step watched, not with the progress:
   // export-vtk's progress has no steps, and its reading of the run file
   // forks (io/run_reader.c), where a second thread can hold a lock the
-  // child then waits on for ever (ASan's allocator's did: the probe of
-  // every file timed out).
+  // child then waits on for ever (ASan's allocator's did: in the sanitizer
+  // build, the probes of 5 tests' files timed out now and then).
   if (!p->watch_tried) p->watch_tried = 1, watch_start(p);
   struct TsrCliWatch *wt = p->watch;
   if (wt) {
