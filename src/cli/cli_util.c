@@ -421,12 +421,10 @@ const char *tsr_cli_step_failure(const TsrWorld *w, int status) {
 
 // The watcher of tsr_cli_step: a thread that wakes every WATCH_TICK seconds
 // from the first step watched until the progress ends and, when the step in
-// progress has run for
-// longer than the pace, says so: in a log once per pace, on a terminal
-// (its line rewritten) each second.
-// The lock orders its lines with the main thread's progress lines; the
-// main thread prints nothing else while a step runs (errors and notices
-// come after tsr_world_step returns, when the step is no longer watched).
+// progress has run for longer than the pace, says so: in a log once per
+// pace, on a terminal (its line rewritten) each second. The lock orders its lines with the main thread's progress
+// lines; the main thread prints nothing else while a step runs (errors and notices come after tsr_world_step returns,
+// when the step is no longer watched).
 #define WATCH_TICK 0.25
 #define WATCH_TTY_PACE 2.0
 struct TsrCliWatch {
