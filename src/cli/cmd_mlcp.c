@@ -183,13 +183,9 @@ int tsr_cmd_mlcp(int argc, char **argv) {
         "refused above %d rows (%.1f GB); pgs needs no factorisation",
         TSR_CHOL_LU_MAX, (double)TSR_CHOL_LU_MAX * TSR_CHOL_LU_MAX * 8 / 1e9);
   if (rc == TSR_SOLVER_REFUSED) {
-    int nf;
-    double fl;
-    tsr_chol_refusal(&nf, &fl);
-    tsr_cli_error(
-        "mlcp: factorising %d coupled rows would take about %.2g flops, more than TSR_FACTOR_FLOPS = %.3g "
-        "allows; pgs needs no factorisation, and TSR_FACTOR_FLOPS=1e300 lifts the limit",
-        nf, fl, tsr_chol_flops_limit());
+    char cost[160];
+    tsr_chol_refusal_text(cost, sizeof cost, -1);
+    tsr_cli_error("mlcp: %s; pgs needs no factorisation, and TSR_FACTOR_FLOPS=1e300 lifts the limit", cost);
   }
   const char *note = tsr_solver_note(solver);
   if (rc != 0 && note) tsr_cli_error("mlcp: %s: %s", solver_name, note);

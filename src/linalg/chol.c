@@ -12,6 +12,7 @@
 #include <omp.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,17 @@ void tsr_chol_refusal(int *nf, double *flops) {
   pthread_mutex_lock(&refusal_lock);
   *nf = refused_nf, *flops = refused_flops;
   pthread_mutex_unlock(&refusal_lock);
+}
+
+void tsr_chol_refusal_text(char *buf, size_t len, int rows) {
+  int nf;
+  double flops;
+  tsr_chol_refusal(&nf, &flops);
+  char of[32] = "";
+  if (rows >= 0) snprintf(of, sizeof of, " (of %d)", rows);
+  snprintf(buf, len,
+           "factorising %d coupled rows%s would take about %.2g flops, more than TSR_FACTOR_FLOPS = %.3g allows", nf,
+           of, flops, flops_limit);
 }
 
 // 0 when a factorisation of nf rows costing flops is within the limit,

@@ -38,6 +38,7 @@
 #ifndef TSR_CHOL_H
 #define TSR_CHOL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 // Below this size a symmetric A_FF is factorised densely (dpotrf).
@@ -150,6 +151,10 @@ int tsr_chol_refused(void);
 void tsr_chol_refusal_clear(void);
 // The first factorisation refused since the last clear: its rows and flops.
 void tsr_chol_refusal(int *nf, double *flops);
+// That refusal said, for the callers' messages: "factorising NF coupled rows
+// (of ROWS) would take about F flops, more than TSR_FACTOR_FLOPS = L allows"
+// (without "(of ROWS)" when rows < 0).
+void tsr_chol_refusal_text(char *buf, size_t len, int rows);
 
 // Path used by the last tsr_chol_factor (TSR_CHOL_*).
 int tsr_chol_method(const TsrChol *c);

@@ -418,15 +418,13 @@ static int assemble(TsrWorld *w) {
 // factorisation (linalg/chol.h): what it would have cost, and why A can be
 // that dense (check_coupling's figures: the body that touches the most rows).
 static void refused_message(TsrWorld *w) {
-  int nf = 0, kmax = w->densest_body;
-  double flops = 0.0;
-  tsr_chol_refusal(&nf, &flops);
+  int kmax = w->densest_body;
+  char cost[160];
+  tsr_chol_refusal_text(cost, sizeof cost, w->rows.count);
   snprintf(w->error, sizeof w->error,
-           "factorising %d coupled rows (of %d) would take about %.2g flops, more than TSR_FACTOR_FLOPS = %.3g "
-           "allows: A is nearly dense (body '%.40s' touches %d rows: bodies starting inside one another?); pgs "
+           "%s: A is nearly dense (body '%.40s' touches %d rows: bodies starting inside one another?); pgs "
            "factorises nothing, and TSR_FACTOR_FLOPS=1e300 lifts the limit",
-           nf, w->rows.count, flops, tsr_chol_flops_limit(), kmax >= 0 ? w->model->bodies[kmax].name : "",
-           kmax >= 0 ? w->body_rows[kmax] : 0);
+           cost, kmax >= 0 ? w->model->bodies[kmax].name : "", kmax >= 0 ? w->body_rows[kmax] : 0);
 }
 
 // The assembled MLCP solved from the warm start in lambda and index_set,
