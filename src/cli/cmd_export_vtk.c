@@ -116,7 +116,15 @@ int tsr_cmd_export_vtk(int argc, char **argv) {
     return 2;
   }
   o.segments = (int)segments;
-  if (threads >= 0) tsr_cli_apply_threads((int)threads);  // 0: every core, as for run and compare
+  if (threads >= 0) {
+    tsr_cli_apply_threads((int)threads);  // 0: every core, as for run and compare
+  } else if (omp_get_max_threads() > TSR_MAX_THREADS) {
+    // OMP_NUM_THREADS=100000 made libgomp fail to create its threads, or
+    // crash in GOMP_parallel; --threads has the same bound.
+    tsr_cli_error("export-vtk: OMP_NUM_THREADS asks for %d threads, at most %d (or give --threads N)",
+                  omp_get_max_threads(), TSR_MAX_THREADS);
+    return 2;
+  }
   TsrVtkExportResult res;
   char err[1024];
   double t0 = tsr_now_seconds();

@@ -162,6 +162,20 @@ joints:
     check(rc == 2 and "'--json' takes no value" in err, "info --json=1: exit 2, said (%d: %s)" % (rc, err.strip()[:100]))
     rc, jout, err = run("info", eq, "--json")
     check(rc == 0 and jout.lstrip().startswith("{"), "info --json (%d: %s)" % (rc, err.strip()[:100]))
+    # Standard output that cannot be written fails the command (it left a
+    # truncated JSON with exit 0): a full device, and a file past its limit.
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([TESSERA, "info", eq, "--json"], stdout=full, stderr=subprocess.PIPE, text=True,
+                               timeout=60)
+        check(p.returncode == 1 and "could not write standard output" in p.stderr,
+              "info --json > /dev/full: exit 1, said (%d: %s)" % (p.returncode, p.stderr.strip()[:100]))
+    small = os.path.join(tmp, "small.json")
+    with open(small, "w") as f:
+        p = subprocess.run([TESSERA, "info", eq, "--json"], stdout=f, stderr=subprocess.PIPE, text=True, timeout=60,
+                           preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100)))
+    check(p.returncode == 1 and "could not write standard output" in p.stderr and os.path.getsize(small) <= 100,
+          "info --json past ulimit -f: exit 1, said (%d: %s)" % (p.returncode, p.stderr.strip()[:100]))
     rc, _, err = run("export-vtk", eq, "--output=" + os.path.join(tmp, "eqvtk"), "--segments=6", "--quiet")
     check(rc == 0 and os.path.exists(os.path.join(tmp, "eqvtk")), "export-vtk --output=DIR --segments=N (%d: %s)"
           % (rc, err.strip()[:100]))
@@ -516,6 +530,12 @@ joints:
     done = [int(a) for a in re.findall(r"^\S+logged\.h5: frame (\d+)/301 \(\d+%\), [0-9.]+ s elapsed", err, re.M)]
     check(rc == 0 and done == list(range(1, 302)), "export-vtk --progress: one line a frame, counted in order (%d)"
           % len(done))
+    # OMP_NUM_THREADS is export-vtk's default thread count, bounded as --threads
+    # is (libgomp crashed at 70000).
+    p = subprocess.run([TESSERA, "export-vtk", logged, "-o", os.path.join(tmp, "omp_vtk"), "-q"], capture_output=True,
+                       text=True, timeout=120, env=dict(os.environ, OMP_NUM_THREADS="100000"))
+    check(p.returncode == 2 and "at most 1024" in p.stderr and not os.path.exists(os.path.join(tmp, "omp_vtk")),
+          "export-vtk under OMP_NUM_THREADS=100000: exit 2, the bound named, no folder (%s)" % p.stderr.strip()[:160])
     rc, _, err = run("export-vtk", logged, "-o", os.path.join(tmp, "logged_vtk"), "--progress", "x")
     check(rc == 2 and "--progress expects" in err, "export-vtk --progress x: exit 2 (%s)" % err.strip())
     rc, _, err = run("compare", pend, "--solvers", "direct-bpp,pgs", "--steps", "20", "--progress", "1e-9")
@@ -663,6 +683,21 @@ joints:
         check(0 < n < 401, "it holds the frames up to the failure (%d)" % n)
         pos = f["/bodies/position"][: n - 1]
         check(np.isfinite(pos).all(), "frames before the failing one are finite")
+    # A finite state whose joint error overflows has diverged too: a hinge
+    # motor at 1e300 rad/s ran to the end with exit 0 and "100% converged".
+    spun = write_lines(os.path.join(tmp, "spun.yaml"), [
+        "format: tessera-model/1", "name: spun", "settings: {step: 0.01, steps: 30}", "bodies:",
+        "  - {name: a, mass: 1, shape: {type: box, size: [0.2, 0.2, 0.2]}, position: [0, 0, -1]}",
+        "  - {name: b, mass: 1, shape: {type: box, size: [0.2, 0.2, 0.2]}, position: [0, 0, -2]}", "joints:",
+        "  - {name: j0, type: ball, bodies: [world, a], anchor: [0, 0, 0]}",
+        "  - {name: j, type: hinge, bodies: [a, b], anchor: [0, 0, -1.5], axis: [0, 1, 0],",
+        "     motor: {speed: 1.0e300, max_torque: 1.0e300}}"])
+    spun_h5 = os.path.join(tmp, "spun.h5")
+    rc, _, err = run("run", spun, "-o", spun_h5, "--quiet")
+    with h5py.File(spun_h5, "r") as f:
+        complete = f.attrs["complete"]
+    check(rc == 1 and "not finite; the simulation diverged" in err and complete == 0,
+          "a motor at 1e300 rad/s: exit 1, diverged, complete = 0 (%d, %s)" % (rc, err.strip()[:160]))
 
     # Steps without a single constraint row (a body in free fall): every
     # solver runs them, in run, compare and compare --replay (their arrays
