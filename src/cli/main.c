@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `tessera` entry point: dispatches to one subcommand.
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,9 +64,21 @@ static void default_omp_wait(char **argv) {
 
 static int dispatch(int argc, char **argv);
 
+// A summary, table or JSON on stdout that could not be written (a full disk,
+// `> /dev/full`, a file past `ulimit -f`) fails the command: `tessera info
+// RUN.h5 --json > out.json` once left 100 bytes of JSON with exit 0.
+static int stdout_written(int rc) {
+  int failed = ferror(stdout);  // a write that failed before, errno long gone
+  errno = 0;
+  if (fflush(stdout) != 0) failed = 1;
+  if (!failed) return rc;
+  tsr_cli_error("could not write standard output: %s", strerror(errno ? errno : EIO));
+  return rc ? rc : 1;
+}
+
 int main(int argc, char **argv) {
   default_omp_wait(argv);
-  return dispatch(argc, argv);
+  return stdout_written(dispatch(argc, argv));
 }
 
 static int dispatch(int argc, char **argv) {
