@@ -416,6 +416,7 @@ void tsr_cli_world_notice(const TsrModel *m, TsrWorld *w) {
 
 const char *tsr_cli_step_failure(const TsrWorld *w, int status) {
   if (status == 1) return w->error[0] ? w->error : "solver error";
+  if (status == 3) return w->error;
   return "non-finite state";
 }
 

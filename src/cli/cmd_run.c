@@ -267,6 +267,9 @@ int tsr_cmd_run(int argc, char **argv) {
       tsr_cli_error("step %ld (t = %.6g s): body '%s' has a non-finite state; the simulation diverged", world.step,
                     world.time, model.bodies[world.bad_body].name);
       status = 1;
+    } else if (s == 3) {
+      tsr_cli_error("step %ld (t = %.6g s): %s; the simulation diverged", world.step, world.time, world.error);
+      status = 1;
     }
     // The state of a diverged step is still written: it is what diverged.
     if (world.step % every == 0 || status) {

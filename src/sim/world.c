@@ -612,7 +612,17 @@ int tsr_world_step(TsrWorld *w) {
   st->penetration = failed ? 0.0 : tsr_contact_penetration(&w->contacts, &w->bodies, w->v_new, w->h);
   if (failed) return 1;
   w->bad_body = tsr_bodies_find_nonfinite(&w->bodies);
-  return w->bad_body >= 0 ? 2 : 0;
+  if (w->bad_body >= 0) return 2;
+  // A finite state can still overflow what is measured of it: a hinge motor
+  // at 1e300 rad/s ran to the end with exit 0, its joint error inf and its
+  // MLCP error 2e283 (relative to impulses as large: "converged").
+  const char *what = !isfinite(st->joint_error)   ? "largest joint error"
+                     : !isfinite(st->mlcp_error)  ? "MLCP error"
+                     : !isfinite(st->penetration) ? "largest penetration"
+                                                  : NULL;
+  if (!what) return 0;
+  snprintf(w->error, sizeof w->error, "the step's %s is not finite", what);
+  return 3;
 }
 
 // Contacts of the last step into the frame scratch; depth is the depth at

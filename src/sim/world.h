@@ -83,7 +83,9 @@ int tsr_world_create(TsrWorld *w, const TsrModel *m, char *err, int errlen);
 void tsr_world_free(TsrWorld *w);
 
 // One step of length h. Returns 0 on success; 1 when the solver failed (its
-// status in solve_status); 2 when the state became non-finite (bad_body).
+// status in solve_status); 2 when the state became non-finite (bad_body); 3
+// when the state is finite but the step's joint error, MLCP error or
+// penetration is not (error says which). 2 and 3: the simulation diverged.
 int tsr_world_step(TsrWorld *w);
 
 // The solver parameters a world makes from the model's settings for a solver
