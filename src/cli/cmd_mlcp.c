@@ -116,6 +116,7 @@ int tsr_cmd_mlcp(int argc, char **argv) {
     tsr_mlcp_free(&p);
     return 2;
   }
+  if (err[0]) fprintf(stderr, "%s\n", err);  // a warning (mlcp.h)
   // PGS-SM's sweeps read row i of A as column i (solvers/pgs_sm.c).
   if (type == TSR_SOLVER_PGS_SM && !p.symmetric) {
     tsr_cli_error("mlcp: pgs-sm needs a symmetric matrix, and %s's is not (use direct-bpp or pgs)", path);

@@ -148,7 +148,9 @@ int tsr_mlcp_write_relay(const TsrMlcp *p, FILE *f);
 // Problem kinds of the Siconos reader. AUTO picks one from the path: a folder
 // named LCP, MLCP or Relay, or a name ending in `_mlcp.dat` / starting `lcp_`.
 enum { TSR_SICONOS_AUTO = 0, TSR_SICONOS_LCP, TSR_SICONOS_MLCP, TSR_SICONOS_RELAY };
-// As tsr_mlcp_read_siconos with the kind given (TSR_SICONOS_*).
+// As tsr_mlcp_read_siconos with the kind given (TSR_SICONOS_*). On success
+// err may hold a warning (an LCP followed by what reads as a relay file's
+// bounds: siconos_io.c), else it is empty.
 int tsr_mlcp_read_siconos_as(const char *path, int kind, TsrMlcp *out, char *err, size_t errlen);
 // Kind tsr_mlcp_read_siconos would use for `path` (TSR_SICONOS_AUTO when unknown).
 int tsr_mlcp_siconos_kind(const char *path);

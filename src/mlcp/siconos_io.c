@@ -21,7 +21,9 @@
 //         variables (lo = 0, hi = +inf). Siconos' n and m are not ours: our m
 //         is the total size n + m.
 //   Relay (box LCP): <n> <M> <q> <lb> <ub>                 -> lo = lb, hi = ub
-// Trailing tokens (comments, stale solutions) are ignored. Mapping to TsrMlcp:
+// Trailing tokens (comments, stale solutions) are ignored; an LCP followed by
+// 2n numbers that read as bounds lb <= ub gets a warning in err (a relay file
+// read with --format lcp), and is still returned. Mapping to TsrMlcp:
 // lambda = z, A = M, b = q, w = A lambda + b; symmetric = 1 only when M == M^T
 // exactly. Inconsistent files (a non-square M, M not n x n, lb > ub, a short
 // file, a non-number) are rejected with "path:line: error: cause".
@@ -388,6 +390,31 @@ int tsr_mlcp_siconos_kind(const char *path) {
   return TSR_SICONOS_AUTO;
 }
 
+// Whether the tokens after the position are at least 2n numbers whose first
+// n are each at or below the matching one of the next n: a relay file's lb
+// and ub. The position is left where it was.
+static int trailing_bounds(Tok *t, int n) {
+  Tok u = *t;
+  u.err = NULL;
+  u.errlen = 0;
+  double *v = malloc(2 * (size_t)n * sizeof *v);
+  int ok = v != NULL;
+  for (int k = 0; k < 2 * n && ok; k++) {
+    const char *s;
+    size_t len;
+    char buf[128], *end;
+    ok = next_token(&u, &s, &len) && len < sizeof buf;
+    if (!ok) break;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    v[k] = strtod(buf, &end);
+    ok = end != buf && !*end && !isnan(v[k]);
+  }
+  for (int k = 0; k < n && ok; k++) ok = v[k] <= v[n + k];
+  free(v);
+  return ok;
+}
+
 static int read_problem(Tok *t, int kind, TsrMlcp *out) {
   Triplets M = {0};
   double *q = NULL;
@@ -455,6 +482,17 @@ static int read_problem(Tok *t, int kind, TsrMlcp *out) {
     out->lo[i] = 0.0;
     out->hi[i] = INFINITY;
     if (kind == TSR_SICONOS_MLCP && i < n_eq) out->lo[i] = -INFINITY;
+  }
+  if (kind == TSR_SICONOS_LCP && n > 0 && trailing_bounds(t, n)) {
+    // Not an error: the trailing tokens of a file are not its problem (§1),
+    // and an LCP may be meant. But a relay file read with --format lcp lost
+    // its 233 boxed rows' bounds without a word, and was "solved".
+    if (t->err && t->errlen)
+      snprintf(t->err, t->errlen,
+               "%s: warning: q is followed by %d numbers with the first %d at or below the last %d, as a relay "
+               "file's lb and ub; read as an LCP they are ignored, every row in [0, +inf) (--format relay reads "
+               "them)",
+               t->path, 2 * n, n, n);
   }
   if (kind == TSR_SICONOS_RELAY) {
     if (read_vector(t, "lb", n, out->lo) || read_vector(t, "ub", n, out->hi)) goto done;

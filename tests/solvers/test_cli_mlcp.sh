@@ -41,6 +41,19 @@ out=$(TSR_FACTOR_FLOPS=1e9 "$T" mlcp solve "$empty" --format lcp 2>&1); rc=$?
 out=$(TSR_FACTOR_FLOPS=2e10 "$T" mlcp solve "$empty" --format lcp 2>&1); rc=$?
 [ $rc -eq 0 ] || { echo "TSR_FACTOR_FLOPS=2e10: exit $rc, expected 0: $out"; fail=1; }
 rm -f "$empty"
+# A relay file (a 2x2 box LCP: lb = -1, ub = 1) read with --format lcp: the
+# bounds after q are not read, so it is solved as an LCP, with a warning that
+# says so (it was silent). Read as a relay, no warning.
+relay=$(mktemp)
+printf '2\n0\n2\n2\n2 2\n2 0\n0 2\n-4\n4\n-1\n-1\n1\n1\n' > "$relay"
+out=$("$T" mlcp solve "$relay" --format lcp 2>&1); rc=$?
+{ [ $rc -eq 0 ] && echo "$out" | grep -q "warning: q is followed by 4 numbers"; } ||
+  { echo "relay read as lcp: exit $rc, expected 0 and a warning: $out"; fail=1; }
+out=$("$T" mlcp solve "$relay" --format relay --solution 2>&1); rc=$?
+{ [ $rc -eq 0 ] && ! echo "$out" | grep -q warning && echo "$out" | grep -q "^0 1 " &&
+  echo "$out" | grep -q "^1 -1 "; } ||
+  { echo "relay read as relay: exit $rc, expected 0, no warning, z = (1, -1) at the bounds: $out"; fail=1; }
+rm -f "$relay"
 D="${TSR_SHARED:-/nonexistent}/external/siconos/numerics/src"
 if [ ! -f "$D/LCP/test/data/lcp_CPS_4.dat" ]; then
   [ $fail -eq 0 ] || exit 1
