@@ -340,7 +340,11 @@ static int summarise(hid_t f, const char *path, TsrRunSummary *s, char *err, int
   read_attr_num(f, "threads", H5T_NATIVE_INT, &s->threads);
   read_attr_num(f, "max_coupling_iterations", H5T_NATIVE_INT, &s->max_coupling_iterations);
   read_attr_num(f, "step", H5T_NATIVE_DOUBLE, &s->step);
-  s->n_bodies = (int)(ds_len(f, "/model/body_names") > 0 ? ds_len(f, "/model/body_names") : 0);
+  // (A damaged /model/body_names once read as "bodies: 0", exit 0, where
+  // export-vtk refused the file.)
+  long nb = ds_len(f, "/model/body_names");
+  if (nb < 0) return tsr_run_file_invalid(err, errlen, path, "/model/body_names", "missing, or cannot be read");
+  s->n_bodies = (int)nb;
   read_overrides(f, s);
 
   // Frames: the shortest per-frame dataset, and offsets need T+1 entries.

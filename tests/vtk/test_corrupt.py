@@ -144,6 +144,9 @@ refused("joint_row_source", setv("/constraints/source", 0, 7), "/constraints/sou
 refused("subsystem_minus_5", setv("/bodies/subsystem", (1, 1), -5), "/bodies/subsystem", False)
 refused("shape_pose_zero_quaternion", setv("/model/shape_pose", (1, slice(3, 7)), 0.0), "/model/shape_pose", False)
 refused("shape_params_nan", setv("/model/shape_params", (2, 0), np.nan), "/model/shape_params", False)
+# The bodies' names are their count: a damaged /model/body_names once read
+# as "bodies: 0" in info, exit 0, where export-vtk refused the file.
+refused("body_names_missing", lambda f: f.__delitem__("/model/body_names"), "/model/body_names", True)
 # A non-finite pose is the diverged step's only in the last frame of a run
 # that did not finish; anywhere else it is damage.
 refused("position_inf_killed_not_last", setv("/bodies/position", (last - 1, 2, 2), -np.inf), "/bodies/position",
