@@ -4,13 +4,16 @@
 // (Eqs. 7-12): one unilateral normal row and two box-friction rows each.
 //
 // Per step the world calls, in its stages:
-//   collide    tsr_contact_collide       shapes at q -> contacts, each matched
-//                                        to a contact of the previous step
+//   collide    tsr_contact_collide_at    shapes at q -> contacts, each matched
+//                                        to a contact of the previous step (or
+//                                        those detected ahead, below)
 //   constrain  tsr_contact_build_rows    contacts -> rows (after the joint rows)
 //              tsr_contact_warm_start    lambda / index set of those rows from
 //                                        the matched contacts
 //   solve      tsr_contact_store         the solution back into the contacts
-//   record     tsr_contact_penetration   largest penetration, found or after the step
+//   ahead      tsr_contact_detect_ahead  the next step's contacts at the state
+//                                        after the step: its penetration
+//              tsr_contact_penetration   (an estimate of it, when that fails)
 //
 // Conventions (OUTPUT.md /contacts): body[0] < body[1] in shape order; the
 // normal is unit and world-frame, and a positive normal impulse pushes body 0
@@ -74,6 +77,10 @@ typedef struct {
   TsrContact *first;
   int cap_fresh;  // scratch of tsr_contact_recollide: its own detection
   TsrContact *fresh;
+  // The next step's contacts, detected at the end of this one
+  // (tsr_contact_detect_ahead), unmatched; have_ahead 0 when there are none.
+  int n_ahead, cap_ahead, have_ahead;
+  TsrContact *ahead;
   int n_materials;
   TsrContactMaterial *material;  // [n_materials^2], combined per pair (rows.c)
   double *shape_size;            // [n_shapes] smallest dimension of each shape (plane: INFINITY)
@@ -97,6 +104,19 @@ void tsr_contact_free(TsrContacts *cs);
 // tsr_contact_error says which.
 int tsr_contact_collide(TsrContacts *cs, const TsrModel *m, const TsrBodies *b);
 const char *tsr_contact_error(const TsrContacts *cs);
+
+// Detection ahead (sim/world.c): the contacts the next step's
+// tsr_contact_collide would detect, detected at the end of this step, while
+// this step's contacts stay in c. Their depths are the penetration after the
+// step (OUTPUT.md /stats/penetration); the next step takes them instead of
+// detecting again when it starts from the state they were detected at. 0,
+// or -1 as tsr_contact_collide (no contacts are kept ahead then).
+int tsr_contact_detect_ahead(TsrContacts *cs, const TsrModel *m, const TsrBodies *b);
+// The largest depth of the contacts detected ahead, at least 0.
+double tsr_contact_ahead_depth(const TsrContacts *cs);
+// As tsr_contact_collide; with `take` (the bodies' state is the one the
+// contacts ahead were detected at), the contacts ahead are this step's.
+int tsr_contact_collide_at(TsrContacts *cs, const TsrModel *m, const TsrBodies *b, int take);
 
 // Appends 3 rows per contact (normal, t1, t2) to rows, in contact order.
 // v_free: the unconstrained velocities of this step [6n] (tangent choice and

@@ -77,6 +77,7 @@ void tsr_contact_free(TsrContacts *cs) {
   free(cs->scratch);
   free(cs->first);
   free(cs->fresh);
+  free(cs->ahead);
   memset(cs, 0, sizeof *cs);
 }
 
@@ -88,6 +89,43 @@ int tsr_contact_collide(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) 
   cs->c = t, cs->cap = tc, cs->n = 0;
   if (tsr_contact_detect(cs, m, b)) return -1;
   tsr_contact_collider_cover(cs->collider, m, b, 1);
+  return tsr_contact_match(cs);
+}
+
+int tsr_contact_detect_ahead(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
+  // Detect into the ahead buffer in c's place (tsr_contact_detect writes c),
+  // this step's contacts set aside meanwhile.
+  TsrContact *keep = cs->c;
+  int keep_n = cs->n, keep_cap = cs->cap;
+  cs->c = cs->ahead, cs->cap = cs->cap_ahead, cs->n = 0;
+  int rc = tsr_contact_detect(cs, m, b);
+  if (!rc) tsr_contact_collider_cover(cs->collider, m, b, 1);
+  cs->ahead = cs->c, cs->cap_ahead = cs->cap, cs->n_ahead = rc ? 0 : cs->n;
+  cs->c = keep, cs->n = keep_n, cs->cap = keep_cap;
+  cs->have_ahead = rc == 0;
+  return rc;
+}
+
+double tsr_contact_ahead_depth(const TsrContacts *cs) {
+  double worst = 0.0;
+  for (int i = 0; cs->have_ahead && i < cs->n_ahead; i++)
+    if (cs->ahead[i].depth > worst) worst = cs->ahead[i].depth;
+  return worst;
+}
+
+int tsr_contact_collide_at(TsrContacts *cs, const TsrModel *m, const TsrBodies *b, int take) {
+  if (!cs->have_ahead || !take) {
+    cs->have_ahead = 0;
+    return tsr_contact_collide(cs, m, b);
+  }
+  // The contacts detected ahead become this step's, this step's the
+  // previous ones (as tsr_contact_collide), and they are matched.
+  TsrContact *t = cs->prev;
+  int tc = cs->cap_prev;
+  cs->prev = cs->c, cs->cap_prev = cs->cap, cs->n_prev = cs->n;
+  cs->c = cs->ahead, cs->cap = cs->cap_ahead, cs->n = cs->n_ahead;
+  cs->ahead = t, cs->cap_ahead = tc, cs->n_ahead = 0;
+  cs->have_ahead = 0;
   return tsr_contact_match(cs);
 }
 

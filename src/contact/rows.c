@@ -95,10 +95,12 @@
 // eps_a + eps_b (the two surfaces are springs in series), damping
 // max(d_a, d_b) (the slower relaxation of the two).
 //
-// Penetration after the step: depth - h (J_n v+), the depth at detection
-// moved by the normal velocity the step integrates with (Eq. 6 to first
-// order), at least 0; cheaper than colliding again and exact for flat
-// contacts that do not rotate.
+// Penetration after the step, estimated (tsr_contact_penetration): depth -
+// h (J_n v+), the depth at detection moved by the normal velocity the step
+// integrates with (Eq. 6 to first order), at least 0; exact for flat
+// contacts that do not rotate. /stats/penetration uses it only when the
+// detection at the end of the step (sim/world.c detect_ahead), which finds
+// the depths after the step exactly, could not be made.
 #include <math.h>
 #include <stdlib.h>
 

@@ -23,6 +23,10 @@ typedef struct TsrWorld {
   TsrBodies bodies;
   TsrJoints joints;
   TsrContacts contacts;
+  // The bodies' state the contacts detected ahead were detected at
+  // (world.c detect_ahead): x, q, v, w of every body.
+  double *ahead_state;
+  size_t cap_ahead_state;
   TsrRowSet rows;
   TsrMlcp mlcp;
   TsrSolver *solver;
