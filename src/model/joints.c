@@ -364,6 +364,30 @@ static const char *body_label(const TsrModel *m, int b, char *buf, size_t size) 
 }
 static int moving(const TsrModel *m, int b) { return b >= 0 && !m->bodies[b].fixed; }
 
+// The shortest rest length of a distance joint. Its one row (joints/
+// distance.c) acts along u = (p0 - p1) / |p0 - p1|: at length 0 there is no
+// such line (the row falls back to an arbitrary z, and the anchors drifted
+// 7.8 cm apart under sideways gravity), and below 1e-12 m distance.c takes
+// the separation as 0. Above that, u is only as good as p0 - p1, which is
+// computed from world positions and body-frame arms rounded at the bodies'
+// scale: a length of 1e-9 of the larger body's size (the same fraction
+// below which a shape's own lengths are refused, TSR_SHAPE_ASPECT_MAX) still
+// leaves u some 7 digits. A length below either has no direction to hold;
+// two points held together are a ball joint.
+#define DISTANCE_MIN_LENGTH 1e-12
+#define DISTANCE_MIN_FRACTION 1e-9
+
+static double distance_min_length(const TsrModel *m, int b0, int b1) {
+  double size = 0.0;
+  const int b[2] = {b0, b1};
+  for (int k = 0; k < 2; k++) {
+    TsrVec3 centroid;
+    double s;
+    if (b[k] >= 0 && tsr_model_body_centroid(m, b[k], &centroid, &s) == 0) size = fmax(size, s);
+  }
+  return fmax(DISTANCE_MIN_LENGTH, DISTANCE_MIN_FRACTION * size);
+}
+
 int tsr_model_joints(TsrLoadCtx *c, const TsrYNode *list, const TsrBodyDecl *decls, int n_decls, TsrModel *m) {
   if (!list) return 1;
   if (list->kind != TSR_YNODE_SEQ) {
@@ -445,6 +469,25 @@ int tsr_model_joints(TsrLoadCtx *c, const TsrYNode *list, const TsrBodyDecl *dec
                         "the anchors' distance (the default length) overflows; give 'length', or nearer anchors");
         ok = 0;
         break;
+      }
+      if (j.type == TSR_JOINT_DISTANCE) {
+        double lmin = distance_min_length(m, b0, b1);
+        if (!(d->length >= lmin)) {
+          const TsrYNode *at = tsr_ytree_get(item, j.has_length ? "length" : "anchors");
+          char what[96], at_i[48] = "";
+          if (j.has_length)
+            snprintf(what, sizeof what, "length %g m", d->length);
+          else
+            snprintf(what, sizeof what, "the anchors are %g m apart (the default length)", d->length);
+          if (j.count) snprintf(at_i, sizeof at_i, " at i = %ld", e);
+          tsr_model_error(c, at ? at : item,
+                          "%s%s: a distance joint's one row acts along the line between its anchors, which needs a "
+                          "length of at least %g m here (1e-9 of the larger body's size, at least 1e-12 m); to hold "
+                          "two points together use a 'ball' joint",
+                          what, at_i, lmin);
+          ok = 0;
+          break;
+        }
       }
     }
     c->where[0] = '\0';

@@ -76,6 +76,31 @@ static const Case cases[] = {
      {NULL},
      {"m.yaml:6:63: error: joint 'rope': the anchors' distance (the default length) overflows; give 'length', or "
       "nearer anchors"}},
+    // A distance joint of length 0 (coincident anchors, or `length: 0`)
+    // has no line for its one row to act along: it was accepted, and the
+    // anchors drifted 7.8 cm apart under sideways gravity. 1e-9 of the
+    // sphere's radius of 1 m is the least length here.
+    {"distance_zero_length",
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: b, mass: 1, shape: {type: sphere, radius: 1}}\n"
+     "joints:\n"
+     "  - {name: pin, type: distance, bodies: [world, b], anchors: [[0, 0, 1], [0, 0, 1]]}\n"
+     "  - {name: rope, type: distance, bodies: [world, b], anchors: [[0, 0, 1], [0, 0, 0]], length: 0, unilateral: "
+     "true}\n"
+     "  - {name: r, count: 2, type: distance, bodies: [world, b], anchors: [[0, 0, 1], [0, 0, 0]], stride: {anchors: "
+     "[[0, 0, 0], [0, 0, 1]]}}\n",
+     {NULL},
+     {"m.yaml:6:62: error: joint 'pin': the anchors are 0 m apart (the default length): a distance joint's one row "
+      "acts along the line between its anchors, which needs a length of at least 1e-09 m here (1e-9 of the larger "
+      "body's size, at least 1e-12 m); to hold two points together use a 'ball' joint",
+      "m.yaml:7:95: error: joint 'rope': length 0 m: a distance joint's one row acts along the line between its "
+      "anchors, which needs a length of at least 1e-09 m here (1e-9 of the larger body's size, at least 1e-12 m); to "
+      "hold two points together use a 'ball' joint",
+      "m.yaml:8:70: error: joint 'r': the anchors are 0 m apart (the default length) at i = 1: a distance joint's one "
+      "row acts along the line between its anchors, which needs a length of at least 1e-09 m here (1e-9 of the "
+      "larger body's size, at least 1e-12 m); to hold two points together use a 'ball' joint"}},
     {"shape_sizes",
      "format: tessera-model/1\n"
      "name: t\n"
