@@ -287,15 +287,51 @@ static int read_materials(TsrLoadCtx *c, const TsrYNode *list, TsrModel *m) {
   return ok;
 }
 
+// One valid `material_pairs` entry, for finding repeats: the pair as
+// indices, smaller first (a pair is unordered), and where it was given.
+typedef struct {
+  int lo, hi;
+  int entry;
+  const TsrYNode *node;  // its `materials: [A, B]`
+} PairKey;
+
+static int cmp_pair(const void *a, const void *b) {
+  const PairKey *x = a, *y = b;
+  if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
+  if (x->hi != y->hi) return x->hi < y->hi ? -1 : 1;
+  return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+// Reports every entry whose pair an earlier entry gave ([steel, rubber]
+// then [rubber, steel], or the same twice): the last one silently won.
+// Sorted, as names are (tsr_model_check_duplicates), for generated models.
+static void check_duplicate_pairs(TsrLoadCtx *c, PairKey *keys, int n) {
+  qsort(keys, (size_t)n, sizeof *keys, cmp_pair);
+  for (int i = 1, first = 0; i < n; i++) {
+    if (keys[i].lo != keys[first].lo || keys[i].hi != keys[first].hi) {
+      first = i;
+      continue;
+    }
+    const TsrYNode *a = keys[i].node, *b = keys[first].node;
+    int same_order = strcmp(a->items[0]->value, b->items[0]->value) == 0;
+    char as[160] = "";
+    if (!same_order)
+      snprintf(as, sizeof as, ", as [%.60s, %.60s]: the order does not matter", b->items[0]->value, b->items[1]->value);
+    tsr_model_error(c, a, "duplicate material pair [%s, %s] (first given at line %d, column %d%s)", a->items[0]->value,
+                    a->items[1]->value, b->mark.line, b->mark.col, as);
+  }
+}
+
 static int read_material_pairs(TsrLoadCtx *c, const TsrYNode *list, TsrModel *m) {
   if (!list) return 1;
   if (list->kind != TSR_YNODE_SEQ) {
     tsr_model_error(c, list, "material_pairs: expected a sequence, got %s", tsr_ytree_describe(list));
     return 0;
   }
-  int ok = 1;
+  int ok = 1, n_keys = 0;
   m->material_pairs = calloc((size_t)list->n + 1, sizeof *m->material_pairs);
-  if (!m->material_pairs) abort();
+  PairKey *keys = calloc((size_t)list->n + 1, sizeof *keys);
+  if (!m->material_pairs || !keys) abort();
   for (int i = 0; i < list->n; i++) {
     const TsrYNode *item = list->items[i];
     tsr_model_where(c, "material pair #%d", i + 1);
@@ -312,7 +348,11 @@ static int read_material_pairs(TsrLoadCtx *c, const TsrYNode *list, TsrModel *m)
     } else if (v) {
       p.material[0] = tsr_model_material_index(c, m, v->items[0]);
       p.material[1] = tsr_model_material_index(c, m, v->items[1]);
-      ok &= p.material[0] >= 0 && p.material[1] >= 0;
+      if (p.material[0] >= 0 && p.material[1] >= 0)
+        keys[n_keys++] = (PairKey){p.material[0] < p.material[1] ? p.material[0] : p.material[1],
+                                   p.material[0] < p.material[1] ? p.material[1] : p.material[0], i, v};
+      else
+        ok = 0;
     } else {
       ok = 0;
     }
@@ -322,6 +362,10 @@ static int read_material_pairs(TsrLoadCtx *c, const TsrYNode *list, TsrModel *m)
     m->material_pairs[m->n_material_pairs++] = p;
   }
   c->where[0] = '\0';
+  int before = c->errors;
+  check_duplicate_pairs(c, keys, n_keys);
+  if (c->errors != before) ok = 0;
+  free(keys);
   return ok;
 }
 

@@ -238,6 +238,21 @@ static const Case cases[] = {
      {"m.yaml:5:12: error: duplicate material name 'steel' (first defined at line 4, column 12)",
       "m.yaml:8:12: error: duplicate body name 'a' (first defined at line 7, column 12)",
       "m.yaml:11:12: error: duplicate joint name 'j' (first defined at line 10, column 12)"}},
+    // A pair is unordered: [rubber, steel] after [steel, rubber] was
+    // accepted and silently replaced it.
+    {"duplicate_material_pairs",
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "materials: [{name: steel}, {name: rubber}]\n"
+     "material_pairs:\n"
+     "  - {materials: [steel, rubber], friction: 0.9}\n"
+     "  - {materials: [steel, steel], friction: 0.2}\n"
+     "  - {materials: [rubber, steel], friction: 0.1}\n"
+     "  - {materials: [steel, steel], compliance: 0}\n",
+     {NULL},
+     {"m.yaml:7:17: error: duplicate material pair [rubber, steel] (first given at line 5, column 17, as [steel, "
+      "rubber]: the order does not matter)",
+      "m.yaml:8:17: error: duplicate material pair [steel, steel] (first given at line 6, column 17)"}},
     {"quat_zero",
      "format: tessera-model/1\n"
      "name: t\n"
