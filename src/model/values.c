@@ -3,6 +3,8 @@
 // found, at the offending node. All model checks are built from these.
 #include "model/model_internal.h"
 
+#include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,10 +125,40 @@ static const char *shown(const TsrYNode *n, char *buf, size_t size) {
   return buf;
 }
 
+// Numbers are decimal only (yaml_tree.c). A plain scalar written in another
+// base, 0x1f or 0o17 (YAML 1.2 core ints) or 0b101 (YAML 1.1), signed or
+// not, is reported as such, with its decimal value when its digits are
+// right: "expected a number, got a string '0x10'" would puzzle a reader of
+// the YAML spec. Returns 1 when it reported.
+static int non_decimal(TsrLoadCtx *c, const TsrYNode *n, const char *key) {
+  if (n->kind != TSR_YNODE_SCALAR || !n->plain) return 0;
+  const char *s = n->value, *p = s + (s[0] == '+' || s[0] == '-');
+  if (p[0] != '0' || !p[1]) return 0;
+  int base = p[1] == 'x' || p[1] == 'X' ? 16 : p[1] == 'o' || p[1] == 'O' ? 8 : p[1] == 'b' || p[1] == 'B' ? 2 : 0;
+  if (!base || !(isdigit((unsigned char)p[2]) || (base == 16 && isxdigit((unsigned char)p[2])))) return 0;
+  if (p[2] - '0' >= base && base < 16) return 0;  // 0o9, 0b2: not numbers of those bases at all
+  const char *name = base == 16 ? "hexadecimal" : base == 8 ? "octal" : "binary";
+  unsigned long long v = 0;
+  int right = 1;
+  for (const char *q = p + 2; *q && right; q++) {
+    int d = isdigit((unsigned char)*q)   ? *q - '0'
+            : isalpha((unsigned char)*q) ? tolower((unsigned char)*q) - 'a' + 10
+                                         : 99;
+    right = d < base && v <= (ULLONG_MAX - (unsigned)d) / (unsigned)base;
+    v = v * (unsigned)base + (unsigned)d;
+  }
+  char buf[48], dec[64] = "";
+  if (right) snprintf(dec, sizeof dec, " (write %s%llu)", s[0] == '-' ? "-" : "", v);
+  tsr_model_error(c, n, "%s: '%s' is written in %s; numbers in a model are decimal only%s", key,
+                  shown(n, buf, sizeof buf), name, dec);
+  return 1;
+}
+
 int tsr_model_number(TsrLoadCtx *c, const TsrYNode *n, const char *key, TsrNumRange range, double *out) {
   double v = 0;
   char buf[48];
   if (n->kind != TSR_YNODE_SCALAR || tsr_ytree_scalar_type(n, &v, NULL) != TSR_YSCALAR_NUMBER) {
+    if (non_decimal(c, n, key)) return 0;
     if (n->kind == TSR_YNODE_SCALAR && tsr_ytree_scalar_type(n, NULL, NULL) == TSR_YSCALAR_STRING)
       tsr_model_error(c, n, "%s: expected a number, got a string '%s'", key, shown(n, buf, sizeof buf));
     else
@@ -153,7 +185,7 @@ int tsr_model_int(TsrLoadCtx *c, const TsrYNode *n, const char *key, long min, l
   double v;
   char buf[48];
   if (n->kind != TSR_YNODE_SCALAR || tsr_ytree_scalar_type(n, &v, NULL) != TSR_YSCALAR_NUMBER) {
-    tsr_model_error(c, n, "%s: expected an integer, got %s", key, tsr_ytree_describe(n));
+    if (!non_decimal(c, n, key)) tsr_model_error(c, n, "%s: expected an integer, got %s", key, tsr_ytree_describe(n));
     return 0;
   }
   if (!isfinite(v) || v != floor(v)) {

@@ -10,7 +10,6 @@
 #include "util/decimal.h"
 #include "util/fnv.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -409,9 +408,12 @@ int tsr_ytree_parse(const char *file, const char *text, size_t len, int line0, i
 
 // ---------------------------------------------------------------- scalars
 
-// YAML 1.2 core schema numbers: decimal ints and floats, 0x/0o ints,
-// [-+].inf and .nan. Anything else (including strtod's "nan", "1e", "0x1p3")
-// is a string.
+// YAML 1.2 core schema numbers, decimal only: ints and floats, [-+].inf and
+// .nan. The core schema's 0x and 0o ints are not numbers here (values.c
+// refuses them by name): read as such, `mass: 0x10` was 16 kg and `steps:
+// 0o10` 8 steps, a surprise in an engineering input, and option values
+// (`--set` too) are plain decimals (README). Anything else (including
+// strtod's "nan", "1e", "0x1p3") is a string.
 static int parse_number(const char *s, double *out) {
   const char *p = s;
   if (*p == '+' || *p == '-') p++;
@@ -421,14 +423,6 @@ static int parse_number(const char *s, double *out) {
   }
   if (!strcmp(s, ".nan") || !strcmp(s, ".NaN") || !strcmp(s, ".NAN")) {
     *out = NAN;
-    return 1;
-  }
-  if (p == s && p[0] == '0' && (p[1] == 'x' || p[1] == 'o') && p[2]) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(p + 2, &end, p[1] == 'x' ? 16 : 8);
-    if (*end || errno) return 0;
-    *out = (double)v;
     return 1;
   }
   return tsr_parse_decimal(s, out);  // may overflow to inf: caught as non-finite later

@@ -198,6 +198,26 @@ static const Case cases[] = {
      {"m.yaml:3:18: error: settings: step: non-finite number .nan",
       "m.yaml:3:37: error: settings: gravity: non-finite number .inf",
       "m.yaml:3:43: error: settings: gravity: non-finite number -1e999"}},
+    // Numbers are decimal only: YAML 1.2's 0x and 0o ints were read as
+    // numbers (mass 0x10 was 16 kg), --set's too, though option values
+    // are documented as plain decimals.
+    {"non_decimal",
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "settings: {steps: 0o10, gravity: [0, 0x1F, -9.81]}\n"
+     "bodies:\n"
+     "  - {name: b, mass: 0x10, shape: {type: sphere, radius: 1}}\n",
+     {NULL},
+     {"m.yaml:3:19: error: settings: steps: '0o10' is written in octal; numbers in a model are decimal only (write 8)",
+      "m.yaml:3:38: error: settings: gravity: '0x1F' is written in hexadecimal; numbers in a model are decimal only "
+      "(write 31)",
+      "m.yaml:5:21: error: body 'b': mass: '0x10' is written in hexadecimal; numbers in a model are decimal only "
+      "(write 16)"}},
+    {"non_decimal_set",
+     SET_MODEL,
+     {"bodies.box.mass=0x10"},
+     {"--set bodies.box.mass=0x10:1:17: error: body 'box': mass: '0x10' is written in hexadecimal; numbers in a model "
+      "are decimal only (write 16)"}},
     {"unknown_body",
      "format: tessera-model/1\n"
      "name: t\n"
