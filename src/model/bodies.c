@@ -7,6 +7,7 @@
 // and inertia and need neither.
 #include "model/model_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,12 +55,34 @@ static int inertia_physical(TsrMat3 I) {
   return tsr_m3_det(S) >= -tol * h * h;
 }
 
+// The simulation inverts a moving body's inertia (dynamics/bodies.c,
+// tsr_m3_inverse, which gives 0 for a singular tensor). 1 when every
+// diagonal entry is at least DBL_MIN (a subnormal moment has lost digits,
+// and 1 / 1e-320 is inf) and the inverse is finite, with a positive
+// diagonal: a body that can turn, by a finite amount.
+static int inertia_invertible(TsrMat3 I) {
+  TsrMat3 inv = tsr_m3_inverse(I);
+  for (int r = 0; r < 3; r++) {
+    if (!(I.m[r][r] >= DBL_MIN && inv.m[r][r] > 0)) return 0;
+    for (int k = 0; k < 3; k++)
+      if (!isfinite(inv.m[r][k])) return 0;
+  }
+  return 1;
+}
+
 static int read_inertia(TsrLoadCtx *c, const TsrYNode *n, TsrMat3 *out) {
   if (n->kind == TSR_YNODE_SEQ && n->n == 3 && n->items[0]->kind == TSR_YNODE_SCALAR) {
     TsrVec3 d;
     if (!tsr_model_vec3(c, n, "inertia", 0, &d)) return 0;
     if (!(d.x > 0 && d.y > 0 && d.z > 0)) {
       tsr_model_error(c, n, "inertia: principal moments must be positive, got [%g, %g, %g]", d.x, d.y, d.z);
+      return 0;
+    }
+    if (!inertia_invertible(tsr_m3_diag(d.x, d.y, d.z))) {
+      tsr_model_error(c, n,
+                      "inertia: principal moments must be at least %g (DBL_MIN, the smallest normal double): the "
+                      "simulation inverts them, got [%g, %g, %g]",
+                      DBL_MIN, d.x, d.y, d.z);
       return 0;
     }
     if (!inertia_physical(tsr_m3_diag(d.x, d.y, d.z))) {
@@ -103,6 +126,13 @@ static int read_inertia(TsrLoadCtx *c, const TsrYNode *n, TsrMat3 *out) {
       tsr_model_error(c, n,
                       "inertia: the 3x3 tensor is no body's: each principal moment must be at most the sum of the "
                       "other two");
+      return 0;
+    }
+    if (!inertia_invertible(I)) {
+      tsr_model_error(c, n,
+                      "inertia: the simulation inverts the 3x3 tensor, and its inverse is not finite (diagonal [%g, "
+                      "%g, %g]: each at least %g, DBL_MIN, the smallest normal double)",
+                      I.m[0][0], I.m[1][1], I.m[2][2], DBL_MIN);
       return 0;
     }
     *out = I;
@@ -218,7 +248,7 @@ static int read_body(TsrLoadCtx *c, const TsrYNode *n, int index, TsrModel *m, B
     tsr_model_error(c, density, "give either 'mass' or 'density', not both");
     ok = 0;
   } else if (mass) {
-    ok &= tsr_model_number(c, mass, "mass", TSR_NUM_POSITIVE, &b->mass);
+    ok &= tsr_model_number(c, mass, "mass", TSR_NUM_INVERTIBLE, &b->mass);
   } else if (density) {
     double rho = 0;
     if (tsr_model_number(c, density, "density", TSR_NUM_POSITIVE, &rho)) {
@@ -227,6 +257,12 @@ static int read_body(TsrLoadCtx *c, const TsrYNode *n, int index, TsrModel *m, B
       if (shapes_ok && !b->fixed && !(isfinite(b->mass) && b->mass > 0)) {
         tsr_model_error(c, density, "density %g kg/m^3 x volume %g m^3 gives a mass of %g kg: not a positive number",
                         rho, volume, b->mass);
+        ok = 0;
+      } else if (shapes_ok && !b->fixed && b->mass < DBL_MIN) {  // (1 / mass: inf for 1e-320)
+        tsr_model_error(c, density,
+                        "density %g kg/m^3 x volume %g m^3 gives a mass of %g kg, below %g (DBL_MIN, the smallest "
+                        "normal double): the simulation divides by it",
+                        rho, volume, b->mass, DBL_MIN);
         ok = 0;
       }
     } else {
@@ -239,7 +275,7 @@ static int read_body(TsrLoadCtx *c, const TsrYNode *n, int index, TsrModel *m, B
   const TsrYNode *inertia = tsr_ytree_get(n, "inertia");
   if (inertia) {
     ok &= read_inertia(c, inertia, &b->inertia);
-  } else if (shapes_ok && b->mass > 0 && isfinite(b->mass)) {
+  } else if (shapes_ok && b->mass >= DBL_MIN && isfinite(b->mass)) {
     b->inertia = tsr_model_shapes_inertia(&m->shapes[*first_shape], *n_shapes, b->mass);
     const double *I = &b->inertia.m[0][0];
     int finite = 1;
@@ -250,6 +286,13 @@ static int read_body(TsrLoadCtx *c, const TsrYNode *n, int index, TsrModel *m, B
                       "its shapes' inertia is not a positive finite number (%g, %g, %g kg m^2): give "
                       "`inertia`, or shapes of a sensible size",
                       b->inertia.m[0][0], b->inertia.m[1][1], b->inertia.m[2][2]);
+      ok = 0;
+    } else if (!b->fixed && !inertia_invertible(b->inertia)) {
+      // (a mass of 1e-300 kg in a 1 mm sphere: 4e-307 kg m^2, inverted to inf)
+      tsr_model_error(c, n,
+                      "its shapes' inertia (%g, %g, %g kg m^2) is below %g (DBL_MIN, the smallest normal double), "
+                      "and the simulation inverts it: give `inertia`, or a larger mass",
+                      b->inertia.m[0][0], b->inertia.m[1][1], b->inertia.m[2][2], DBL_MIN);
       ok = 0;
     }
   }

@@ -5,6 +5,7 @@
 #include "model/model_internal.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +73,19 @@ static int read_settings(TsrLoadCtx *c, const TsrYNode *n, TsrSettings *s) {
   int ok = 1;
   const TsrYNode *v;
   if (n && tsr_model_check_map(c, n, "settings", settings_keys)) {
-    ok &= tsr_model_opt_number(c, n, "step", TSR_NUM_POSITIVE, &s->step) != 0;
+    const TsrYNode *t_step = tsr_ytree_get(n, "step");
+    if (tsr_model_opt_number(c, n, "step", TSR_NUM_POSITIVE, &s->step) == 0) {
+      ok = 0;
+    } else if (t_step && s->step * s->step < DBL_MIN) {
+      // Every row divides by h^2 (joints/spook.h: C = 4 eps / (h^2 (1 + 4 d))):
+      // below sqrt(DBL_MIN) h^2 is subnormal or 0, C is inf, and every joint
+      // and contact infinitely soft (1e-200 ran, and held nothing).
+      tsr_model_error(c, t_step,
+                      "step must be at least %g s, got %g: every constraint row divides by h^2, and below that h^2 is "
+                      "under %g (DBL_MIN, the smallest normal double)",
+                      sqrt(DBL_MIN), s->step, DBL_MIN);
+      ok = 0;
+    }
     const TsrYNode *dur = tsr_ytree_get(n, "duration"), *steps = tsr_ytree_get(n, "steps");
     if (dur && steps) {
       tsr_model_error(c, steps, "give either 'duration' or 'steps', not both");

@@ -100,7 +100,10 @@ int tsr_model_check_map(TsrLoadCtx *c, const TsrYNode *map, const char *what, co
 // The value of a required key; reports it missing (at the mapping) otherwise.
 const TsrYNode *tsr_model_require(TsrLoadCtx *c, const TsrYNode *map, const char *key);
 
-typedef enum { TSR_NUM_ANY, TSR_NUM_POSITIVE, TSR_NUM_NONNEG } TsrNumRange;
+// TSR_NUM_INVERTIBLE: positive and at least DBL_MIN, for a quantity the
+// simulation divides by (a mass): 1 / 1e-320 is inf, and a subnormal has
+// lost digits of its own.
+typedef enum { TSR_NUM_ANY, TSR_NUM_POSITIVE, TSR_NUM_NONNEG, TSR_NUM_INVERTIBLE } TsrNumRange;
 
 // The enumerated names of the model format, in the order of TsrSolverType,
 // TsrPartitionMethod and TsrPartitionRefine (names.c).

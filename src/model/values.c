@@ -4,6 +4,7 @@
 #include "model/model_internal.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -169,8 +170,14 @@ int tsr_model_number(TsrLoadCtx *c, const TsrYNode *n, const char *key, TsrNumRa
     tsr_model_error(c, n, "%s: non-finite number %s", key, shown(n, buf, sizeof buf));
     return 0;
   }
-  if (range == TSR_NUM_POSITIVE && !(v > 0)) {
+  if ((range == TSR_NUM_POSITIVE || range == TSR_NUM_INVERTIBLE) && !(v > 0)) {
     tsr_model_error(c, n, "%s must be positive, got %s", key, shown(n, buf, sizeof buf));
+    return 0;
+  }
+  if (range == TSR_NUM_INVERTIBLE && v < DBL_MIN) {
+    tsr_model_error(
+        c, n, "%s must be at least %g (DBL_MIN, the smallest normal double): the simulation divides by it, got %s", key,
+        DBL_MIN, shown(n, buf, sizeof buf));
     return 0;
   }
   if (range == TSR_NUM_NONNEG && !(v >= 0)) {

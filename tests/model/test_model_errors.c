@@ -397,6 +397,39 @@ static const Case cases[] = {
       "m.yaml:5:24: error: body 'b': density 1e+300 kg/m^3 x volume 4.18879e+18 m^3 gives a mass of inf kg: not a "
       "positive number",
       "m.yaml:7:14: error: element 1's position is not finite (stride x index overflows)"}},
+    // Quantities the simulation divides by, below DBL_MIN: a subnormal
+    // mass passed `check` ("mass ratio: inf") and the run failed at step 1
+    // with a non-finite state; so with a subnormal inertia (given, or a tiny
+    // mass's default), and a step whose h^2 underflows.
+    {"tiny_reciprocals",
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "settings: {step: 1e-200, steps: 5}\n"
+     "bodies:\n"
+     "  - {name: a, mass: 1e-320, shape: {type: sphere, radius: 1}}\n"
+     "  - {name: b, mass: 1, inertia: [1, 1, 1e-310], shape: {type: sphere, radius: 1}, position: [3, 0, 0]}\n"
+     "  - {name: c, mass: 1e-307, shape: {type: sphere, radius: 0.01}, position: [6, 0, 0]}\n"
+     "  - {name: d, density: 1e-300, shape: {type: sphere, radius: 1e-3}, position: [9, 0, 0]}\n"
+     "  - {name: e, mass: 1, inertia: [[1, 0, 0], [0, 1, 0], [0, 0, 1e-310]], shape: {type: sphere, radius: 1}, "
+     "position: [12, 0, 0]}\n",
+     {NULL},
+     {"m.yaml:3:18: error: settings: step must be at least 1.49167e-154 s, got 1e-200: every constraint row divides "
+      "by h^2, and below that h^2 is under 2.22507e-308 (DBL_MIN, the smallest normal double)",
+      "m.yaml:5:21: error: body 'a': mass must be at least 2.22507e-308 (DBL_MIN, the smallest normal double): the "
+      "simulation divides by it, got 1e-320",
+      "m.yaml:6:33: error: body 'b': inertia: principal moments must be at least 2.22507e-308 (DBL_MIN, the smallest "
+      "normal double): the simulation inverts them, got [1, 1, 1e-310]",
+      "m.yaml:7:5: error: body 'c': its shapes' inertia (4e-312, 4e-312, 4e-312 kg m^2) is below 2.22507e-308 "
+      "(DBL_MIN, the smallest normal double), and the simulation inverts it: give `inertia`, or a larger mass",
+      "m.yaml:8:24: error: body 'd': density 1e-300 kg/m^3 x volume 4.18879e-09 m^3 gives a mass of 4.18879e-309 kg, "
+      "below 2.22507e-308 (DBL_MIN, the smallest normal double): the simulation divides by it",
+      "m.yaml:9:33: error: body 'e': inertia: the simulation inverts the 3x3 tensor, and its inverse is not finite "
+      "(diagonal [1, 1, 1e-310]: each at least 2.22507e-308, DBL_MIN, the smallest normal double)"}},
+    {"tiny_mass_set",
+     SET_MODEL,
+     {"bodies.box.mass=1e-320"},
+     {"--set bodies.box.mass=1e-320:1:17: error: body 'box': mass must be at least 2.22507e-308 (DBL_MIN, the "
+      "smallest normal double): the simulation divides by it, got 1e-320"}},
     // A model name the run file's summary holds whole (TSR_MODEL_NAME_MAX).
     {"long_name",
      "format: tessera-model/1\n"
