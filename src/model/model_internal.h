@@ -25,8 +25,8 @@ typedef struct TsrYNode {
   TsrYNodeKind kind;
   TsrMark mark;
   const char *file;  // not owned: the model path or an override label
-  // Scalars. `plain` is 0 for quoted scalars and those tagged !!str: those
-  // are always strings, never numbers, booleans or null.
+  // Scalars. `plain` is 0 for quoted and block scalars: those are always
+  // strings, never numbers, booleans or null. (Tags are refused.)
   char *value;
   int plain;
   // Sequences: items[0..n). Mappings: keys[i] (scalars) -> items[i].

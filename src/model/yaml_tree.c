@@ -49,6 +49,8 @@ typedef struct {
   TsrYNode *discarded;  // values of duplicate keys: anchors may still point into them
   int failed;
   int duplicates;
+  int tags;
+  const char *text;  // the input, to find a tag written after an anchor
 } Parser;
 
 static TsrMark mark_of(const Parser *p, yaml_mark_t m) {
@@ -234,6 +236,60 @@ static void add_anchor(Parser *p, const yaml_char_t *name, TsrYNode *n) {
   *anchor_slot(p, p->anchors[p->n_anchors - 1].name) = p->n_anchors;
 }
 
+// Where a node's tag is written. libyaml marks a node at its first property:
+// the tag itself, or an anchor before it ("&a !!int 1"); then the tag is
+// the first '!' after the mark (an anchor's name has none), past blanks,
+// line breaks and comments.
+static TsrMark tag_mark(const Parser *p, yaml_mark_t m, int has_anchor) {
+  const char *s = p->text, *end = p->text + p->len;
+  if (!has_anchor || !s) return mark_of(p, m);
+  if (end - s >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) s += 3;  // a byte order mark takes no column
+  for (size_t line = 0; s < end && line < m.line; s++)
+    if (*s == '\n' || (*s == '\r' && (s + 1 == end || s[1] != '\n'))) line++;
+  for (size_t col = 0; s < end && col < m.column; col++) {  // columns count characters, not bytes
+    s++;
+    while (s < end && ((unsigned char)*s & 0xC0) == 0x80) s++;  // the rest of a UTF-8 character
+  }
+  yaml_mark_t t = m;
+  for (; s < end && *s != '!'; s++) {
+    if (*s == '#') {
+      while (s + 1 < end && s[1] != '\n' && s[1] != '\r') s++;
+    } else if (*s == '\n' || (*s == '\r' && (s + 1 == end || s[1] != '\n'))) {
+      t.line++;
+      t.column = 0;
+    } else if (*s != '\r') {
+      t.column++;
+    }
+  }
+  return mark_of(p, s < end ? t : m);
+}
+
+// Tags are refused: `!!int 1.5` was read as 1.5, an unknown `!heavy 2.0`
+// as 2.0, and `!!float "1.0"` refused as a string. Honouring some (which
+// ones, and what does !!int 1.5 mean?) would make a value's type depend on
+// more than how it is written, for no gain in a model file. Not fatal to
+// parsing, so every tag is reported; the load fails after it.
+static void refuse_tag(Parser *p, const yaml_event_t *ev, const yaml_char_t *tag, const yaml_char_t *anchor) {
+  if (!tag) return;
+  static const char core[] = "tag:yaml.org,2002:";
+  const char *t = (const char *)tag;
+  // As written: !!int for the core schema's, !name for a local tag,
+  // !<...> for any other.
+  char shown[80];
+  if (strncmp(t, core, sizeof core - 1) == 0)
+    snprintf(shown, sizeof shown, "!!%.60s", t + sizeof core - 1);
+  else if (t[0] == '!')
+    snprintf(shown, sizeof shown, "%.60s", t);
+  else
+    snprintf(shown, sizeof shown, "!<%.60s>", t);
+  TsrMark mark = tag_mark(p, ev->start_mark, anchor != NULL);
+  tsr_diag_error(p->diag, p->file, &mark,
+                 "YAML tags are not supported: remove '%s' (a value's type is what it looks like: 1.5 is a number, "
+                 "\"1.5\" a string)",
+                 shown);
+  p->tags++;
+}
+
 static TsrYNode *parse_node(Parser *p, yaml_event_t *ev, int depth);
 
 // Parses the children of a sequence or mapping whose start event was read.
@@ -303,8 +359,8 @@ static TsrYNode *parse_node(Parser *p, yaml_event_t *ev, int depth) {
   TsrYNode *n = NULL;
   switch (ev->type) {
     case YAML_SCALAR_EVENT: {
-      const char *tag = (const char *)ev->data.scalar.tag;
-      int plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !(tag && strcmp(tag, YAML_STR_TAG) == 0);
+      refuse_tag(p, ev, ev->data.scalar.tag, ev->data.scalar.anchor);
+      int plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
       n = tsr_ytree_new_scalar(p->file, mark, (const char *)ev->data.scalar.value, plain);
       if (n) add_anchor(p, ev->data.scalar.anchor, n);
       return n;
@@ -315,6 +371,7 @@ static TsrYNode *parse_node(Parser *p, yaml_event_t *ev, int depth) {
       n = tsr_ytree_new(seq ? TSR_YNODE_SEQ : TSR_YNODE_MAP, p->file, mark);
       if (!n) return NULL;
       const yaml_char_t *anchor = seq ? ev->data.sequence_start.anchor : ev->data.mapping_start.anchor;
+      refuse_tag(p, ev, seq ? ev->data.sequence_start.tag : ev->data.mapping_start.tag, anchor);
       if (!parse_children(p, n, depth)) {
         tsr_ytree_free(n);
         return NULL;
@@ -357,7 +414,7 @@ static TsrYNode *parse_node(Parser *p, yaml_event_t *ev, int depth) {
 int tsr_ytree_parse(const char *file, const char *text, size_t len, int line0, int col0, TsrYNode **root,
                     TsrDiag *diag) {
   *root = NULL;
-  Parser p = {.file = file, .diag = diag, .line0 = line0, .col0 = col0, .len = len};
+  Parser p = {.file = file, .diag = diag, .line0 = line0, .col0 = col0, .len = len, .text = text};
   if (!yaml_parser_initialize(&p.parser)) {
     tsr_diag_error(diag, file, NULL, "out of memory");
     return -1;
@@ -390,9 +447,9 @@ int tsr_ytree_parse(const char *file, const char *text, size_t len, int line0, i
     }
     yaml_event_delete(&ev);
   }
-  // Duplicate keys do not stop parsing, so later syntax errors are found
-  // too, but the load fails.
-  if (p.duplicates) p.failed = 1;
+  // Duplicate keys and tags do not stop parsing, so later syntax errors
+  // are found too, but the load fails.
+  if (p.duplicates || p.tags) p.failed = 1;
   tsr_ytree_free(p.discarded);
   for (int i = 0; i < p.n_anchors; i++) free(p.anchors[i].name);
   free(p.anchors);

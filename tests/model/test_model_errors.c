@@ -446,6 +446,31 @@ static const Case cases[] = {
      "description: *k\n",
      {NULL},
      {"m.yaml:3:1: error: duplicate key 'name' (first given at 2:1)"}},
+    // Tags are refused, each at the tag (after an anchor too): `!!int 1.5`
+    // was read as 1.5, an unknown `!heavy` ignored, and `!!float "1.0"`
+    // refused as a string. The load stops after parsing, as for duplicate
+    // keys.
+    {"tags",
+     "format: tessera-model/1\n"
+     "name: t\n"
+     "bodies:\n"
+     "  - {name: a, mass: !!int 1.5, shape: {type: sphere, radius: 1}}\n"
+     "  - {name: b, mass: !heavy 2.0, shape: !!map {type: sphere, radius: 1}, position: [3, 0, 0]}\n"
+     "  - {name: c, mass: &m !!float \"1.0\", shape: {type: sphere, radius: 1}, position: [6, 0, 0]}\n",
+     {NULL},
+     {"m.yaml:4:21: error: YAML tags are not supported: remove '!!int' (a value's type is what it looks like: 1.5 is "
+      "a number, \"1.5\" a string)",
+      "m.yaml:5:21: error: YAML tags are not supported: remove '!heavy' (a value's type is what it looks like: 1.5 is "
+      "a number, \"1.5\" a string)",
+      "m.yaml:5:40: error: YAML tags are not supported: remove '!!map' (a value's type is what it looks like: 1.5 is "
+      "a number, \"1.5\" a string)",
+      "m.yaml:6:24: error: YAML tags are not supported: remove '!!float' (a value's type is what it looks like: 1.5 is "
+      "a number, \"1.5\" a string)"}},
+    {"tags_set",
+     SET_MODEL,
+     {"bodies.box.mass=!!int 2"},
+     {"--set bodies.box.mass=!!int 2:1:17: error: YAML tags are not supported: remove '!!int' (a value's type is what "
+      "it looks like: 1.5 is a number, \"1.5\" a string)"}},
     {"multi_doc",
      "format: tessera-model/1\n"
      "name: t\n"
