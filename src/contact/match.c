@@ -81,17 +81,6 @@ void tsr_contact_free(TsrContacts *cs) {
   memset(cs, 0, sizeof *cs);
 }
 
-int tsr_contact_collide(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
-  // This step's contacts become the previous ones.
-  TsrContact *t = cs->prev;
-  int tc = cs->cap_prev;
-  cs->prev = cs->c, cs->cap_prev = cs->cap, cs->n_prev = cs->n;
-  cs->c = t, cs->cap = tc, cs->n = 0;
-  if (tsr_contact_detect(cs, m, b)) return -1;
-  tsr_contact_collider_cover(cs->collider, m, b, 1);
-  return tsr_contact_match(cs);
-}
-
 int tsr_contact_detect_ahead(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
   // Detect into the ahead buffer in c's place (tsr_contact_detect writes c),
   // this step's contacts set aside meanwhile.
@@ -113,13 +102,9 @@ double tsr_contact_ahead_depth(const TsrContacts *cs) {
   return worst;
 }
 
-int tsr_contact_collide_at(TsrContacts *cs, const TsrModel *m, const TsrBodies *b, int take) {
-  if (!cs->have_ahead || !take) {
-    cs->have_ahead = 0;
-    return tsr_contact_collide(cs, m, b);
-  }
-  // The contacts detected ahead become this step's, this step's the
-  // previous ones (as tsr_contact_collide), and they are matched.
+// The contacts detected ahead become this step's, this step's the previous
+// ones, and they are matched to them.
+static int take_ahead(TsrContacts *cs) {
   TsrContact *t = cs->prev;
   int tc = cs->cap_prev;
   cs->prev = cs->c, cs->cap_prev = cs->cap, cs->n_prev = cs->n;
@@ -127,6 +112,14 @@ int tsr_contact_collide_at(TsrContacts *cs, const TsrModel *m, const TsrBodies *
   cs->ahead = t, cs->cap_ahead = tc, cs->n_ahead = 0;
   cs->have_ahead = 0;
   return tsr_contact_match(cs);
+}
+
+int tsr_contact_collide(TsrContacts *cs, const TsrModel *m, const TsrBodies *b) {
+  return tsr_contact_detect_ahead(cs, m, b) ? -1 : take_ahead(cs);
+}
+
+int tsr_contact_collide_at(TsrContacts *cs, const TsrModel *m, const TsrBodies *b, int take) {
+  return take && cs->have_ahead ? take_ahead(cs) : tsr_contact_collide(cs, m, b);
 }
 
 const char *tsr_contact_error(const TsrContacts *cs) {

@@ -394,22 +394,12 @@ int tsr_mlcp_siconos_kind(const char *path) {
 // n are each at or below the matching one of the next n: a relay file's lb
 // and ub. The position is left where it was.
 static int trailing_bounds(Tok *t, int n) {
-  Tok u = *t;
+  Tok u = *t;  // a copy: read_double moves it, and says nothing without err
   u.err = NULL;
   u.errlen = 0;
   double *v = malloc(2 * (size_t)n * sizeof *v);
   int ok = v != NULL;
-  for (int k = 0; k < 2 * n && ok; k++) {
-    const char *s;
-    size_t len;
-    char buf[128], *end;
-    ok = next_token(&u, &s, &len) && len < sizeof buf;
-    if (!ok) break;
-    memcpy(buf, s, len);
-    buf[len] = 0;
-    v[k] = strtod(buf, &end);
-    ok = end != buf && !*end && !isnan(v[k]);
-  }
+  for (int k = 0; k < 2 * n && ok; k++) ok = read_double(&u, &v[k], k < n ? "lb" : "ub", -1) == 0;
   for (int k = 0; k < n && ok; k++) ok = v[k] <= v[n + k];
   free(v);
   return ok;

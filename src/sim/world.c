@@ -602,7 +602,6 @@ static void integrate(TsrWorld *w) { tsr_bodies_integrate(&w->bodies, w->v_new, 
 // where two rocks that were 5.8 mm apart went 2.2 mm into each other).
 static int detect_ahead(TsrWorld *w) {
   size_t need = 13 * (size_t)w->bodies.n;
-  w->contacts.have_ahead = 0;
   if (need > w->cap_ahead_state) {
     double *s = realloc(w->ahead_state, (need ? need : 1) * sizeof *s);
     if (!s) return 0;
@@ -652,15 +651,10 @@ int tsr_world_step(TsrWorld *w) {
   st->subsystems = w->solve_stats.subsystems ? w->solve_stats.subsystems : w->partition.n_subsystems;
   st->interface_rows = w->solve_stats.interface_rows;
   st->joint_error = tsr_joints_max_error(&w->joints, w->model, &w->bodies);
-  if (failed) {
-    w->contacts.have_ahead = 0;
-    return 1;
-  }
+  // (collide took or dropped the contacts ahead: none are held here)
+  if (failed) return 1;
   w->bad_body = tsr_bodies_find_nonfinite(&w->bodies);
-  if (w->bad_body >= 0) {
-    w->contacts.have_ahead = 0;
-    return 2;
-  }
+  if (w->bad_body >= 0) return 2;
   double t6 = tsr_now_seconds();
   st->penetration = detect_ahead(w) ? tsr_contact_ahead_depth(&w->contacts)
                                     : tsr_contact_penetration(&w->contacts, &w->bodies, w->v_new, w->h);

@@ -87,6 +87,15 @@ static int reserve(TsrPgsSm *g, int m) {
   return g->cap ? 0 : -1;
 }
 
+// The index set lambda reads as (step 1): a row clamped exactly to a bound
+// is tight there, every other row is free.
+static void guess_set(const TsrMlcp *p, const double *lambda, int8_t *s) {
+  for (int i = 0; i < p->m; i++)
+    s[i] = p->lo[i] == p->hi[i] || lambda[i] <= p->lo[i] ? TSR_INDEX_LOWER
+           : lambda[i] >= p->hi[i]                       ? TSR_INDEX_UPPER
+                                                         : TSR_INDEX_FREE;
+}
+
 // Solves the free rows of g->s exactly (Eq. 27) with lambda_T at the bounds.
 static int subspace_solve(const TsrMlcp *p, double shift, double *lambda, int *factorizations, TsrPgsSm *g) {
   int m = p->m;
@@ -178,10 +187,7 @@ int tsr_pgs_sm_solve(const TsrMlcp *p, const TsrSolverParams *params, double *la
     }
     swept += todo;
     memcpy(g->keep, lambda, (size_t)m * sizeof *lambda);
-    for (int i = 0; i < m; i++)
-      g->s[i] = p->lo[i] == p->hi[i] || lambda[i] <= p->lo[i] ? TSR_INDEX_LOWER
-                : lambda[i] >= p->hi[i]                       ? TSR_INDEX_UPPER
-                                                              : TSR_INDEX_FREE;
+    guess_set(p, lambda, g->s);
     // 2. Subspace minimisation with projection.
     int no_solution = 0;  // the last subspace solve's free rows have none (subspace_solve)
     for (int proj = 0; proj < MAX_PROJECTIONS; proj++) {
@@ -246,10 +252,7 @@ int tsr_pgs_sm_solve(const TsrMlcp *p, const TsrSolverParams *params, double *la
   // falling chain), with its set.
   if (!converged) {
     if (r_best < INFINITY) memcpy(lambda, g->best, (size_t)m * sizeof *lambda);
-    for (int i = 0; i < m; i++)
-      g->s[i] = p->lo[i] == p->hi[i] || lambda[i] <= p->lo[i] ? TSR_INDEX_LOWER
-                : lambda[i] >= p->hi[i]                       ? TSR_INDEX_UPPER
-                                                              : TSR_INDEX_FREE;
+    guess_set(p, lambda, g->s);
   }
   if (index_set) memcpy(index_set, g->s, (size_t)m);
   stats->iterations += outer;
